@@ -1,0 +1,3 @@
+from ffgen.cli import main
+
+main()

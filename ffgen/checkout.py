@@ -1,0 +1,124 @@
+"""Read-only access to a checkout, optionally overlaid with planned, unwritten changes.
+
+``verify`` runs on a :class:`CheckoutView`, so ``new`` can check the tree it is *about* to write
+without writing it (an :class:`Overlay`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ffgen import layout
+from ffgen.errors import RefusedError, UsageError
+
+
+class CheckoutView:
+    """Relative-path, text-only view of a checkout on disk."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def read(self, rel: str) -> str | None:
+        path = self.root / rel
+        try:
+            return path.read_text(encoding="utf-8")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def exists(self, rel: str) -> bool:
+        return (self.root / rel).exists()
+
+    def is_dir(self, rel: str) -> bool:
+        return (self.root / rel).is_dir()
+
+    def files(self, pattern: str) -> list[str]:
+        """Relative paths of files matching a glob (``**`` allowed), sorted."""
+        return sorted(
+            p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file()
+        )
+
+
+@dataclass
+class Overlay(CheckoutView):
+    """A view in which ``changes`` (relative path -> new text) replace what is on disk."""
+
+    base: CheckoutView
+    changes: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root = self.base.root
+
+    def read(self, rel: str) -> str | None:
+        if rel in self.changes:
+            return self.changes[rel]
+        return self.base.read(rel)
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.changes or self.base.exists(rel)
+
+    def is_dir(self, rel: str) -> bool:
+        prefix = rel.rstrip("/") + "/"
+        return self.base.is_dir(rel) or any(p.startswith(prefix) for p in self.changes)
+
+    def files(self, pattern: str) -> list[str]:
+        extra = [p for p in self.changes if _glob_match(p, pattern)]
+        return sorted(set(self.base.files(pattern)) | set(extra))
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, pattern.replace("**/", ""))
+
+
+def _has_markers(root: Path, markers: Iterable[str]) -> bool:
+    return all((root / m).exists() for m in markers)
+
+
+def find_root(explicit: Path | None, start: Path | None = None) -> Path:
+    """The checkout root: ``explicit`` if given, else the nearest parent that looks like one.
+
+    Raises a :class:`RefusedError` for an older layout and a :class:`UsageError` when no
+    checkout is found.
+    """
+    if explicit is not None:
+        root = Path(explicit).resolve()
+        if not root.is_dir():
+            raise UsageError(f"--checkout {explicit}: no such directory; pass a checkout root")
+        check_layout(root)
+        return root
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / layout.PKG).is_dir():
+            check_layout(candidate)
+            return candidate
+    raise UsageError(
+        f"no Flow-Factory checkout found at or above {here}; "
+        "run inside one or pass --checkout DIR (try `ffgen sandbox DIR` for a practice checkout)"
+    )
+
+
+def check_layout(root: Path) -> None:
+    """Refuse anything that is not a recent-layout Flow-Factory checkout, saying why."""
+    if not (root / layout.PKG).is_dir():
+        raise UsageError(
+            f"{root} is not a Flow-Factory checkout: {layout.PKG}/ is missing; "
+            "pass the repository root with --checkout"
+        )
+    if (root / layout.OLD_TRAINING_ARGS_MODULE).is_file() or not (
+        root / layout.CONTRACTS_EXECUTION
+    ).is_file():
+        missing = [
+            m for m in (layout.CONTRACTS_EXECUTION, layout.ARGS_REGISTRY) if not (root / m).exists()
+        ]
+        raise RefusedError(
+            f"{root} has an older Flow-Factory layout (missing {', '.join(missing) or 'the'}"
+            f"{'' if missing else ' training_args package'}); ffgen needs the execution-contract "
+            "layout with hparams/training_args/ as a package: update the checkout first"
+        )
+    missing = [m for m in layout.RECENT_LAYOUT_MARKERS if not (root / m).exists()]
+    if missing:
+        raise RefusedError(
+            f"{root} is not a complete Flow-Factory checkout: missing {', '.join(missing)}"
+        )

@@ -1,0 +1,362 @@
+"""Classify a new algorithm: seven answers -> execution contract, family and category.
+
+Pure functions over frozen values; nothing here reads the checkout or the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from ffgen.errors import RefusedError, UsageError
+
+
+class Acquisition(str, Enum):
+    GENERATION = "generation"
+    DATASET = "dataset"
+
+
+class Feedback(str, Enum):
+    RUNTIME_REWARD = "runtime_reward"
+    NONE = "none"
+
+
+class Paradigm(str, Enum):
+    COUPLED = "coupled"
+    DECOUPLED = "decoupled"
+    DISTILLATION = "distillation"
+
+
+class Dynamics(str, Enum):
+    SDE = "sde"
+    ODE = "ode"
+    ANY = "any"
+
+
+class SupervisionKind(str, Enum):
+    PROMPTS = "prompts"
+    DEMONSTRATIONS = "demonstrations"
+    PREFERENCE_PAIRS = "preference_pairs"
+    RECORD = "record"
+
+
+class State(str, Enum):
+    LEGACY = "legacy"
+    STRUCTURED = "structured"
+
+
+class Ownership(str, Enum):
+    SINGLE = "single"
+    MULTI_ROLE = "multi_role"
+    SNAPSHOTS = "snapshots"
+
+
+class FinetuneType(str, Enum):
+    LORA = "lora"
+    FULL = "full"
+
+
+class Contract(str, Enum):
+    """The three execution-contract constants a checkout defines (values are their names)."""
+
+    ONLINE = "ONLINE_EXECUTION_CONTRACT"
+    ONLINE_NO_FEEDBACK = "ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT"
+    OFFLINE = "OFFLINE_EXECUTION_CONTRACT"
+
+
+class Family(str, Enum):
+    """Which default objective the trainer template implements."""
+
+    SFT = "sft"  # dataset + demonstrations: supervised flow matching
+    OFFLINE_DPO = "offline_dpo"  # dataset + preference pairs: Diffusion-DPO
+    RECORD = "record"  # dataset + typed record: SFT objective over a new record type
+    GRPO = "grpo"  # generation + reward + coupled: clipped likelihood ratio
+    AWM = "awm"  # generation + reward + decoupled: advantage-weighted flow matching
+    OPD = "opd"  # generation + none + distillation: on-policy distillation
+
+
+RECORD_TYPE_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Supervision:
+    kind: SupervisionKind
+    record_type: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Supervision:
+        text = text.strip()
+        if text.startswith("record:"):
+            name = text.split(":", 1)[1]
+            if not RECORD_TYPE_RE.match(name):
+                raise UsageError(
+                    f"--supervision {text!r}: the record type must be a CamelCase Python class "
+                    "name, e.g. record:CaptionEditRecord"
+                )
+            return cls(SupervisionKind.RECORD, name)
+        try:
+            kind = SupervisionKind(text)
+        except ValueError:
+            raise UsageError(
+                f"--supervision {text!r} is not valid; choose prompts, demonstrations, "
+                "preference_pairs or record:<TypeName>"
+            ) from None
+        if kind is SupervisionKind.RECORD:
+            raise UsageError("--supervision record needs a type name: record:<TypeName>")
+        return cls(kind)
+
+    def __str__(self) -> str:
+        if self.kind is SupervisionKind.RECORD:
+            return f"record:{self.record_type}"
+        return self.kind.value
+
+
+@dataclass(frozen=True)
+class Answers:
+    """The seven properties plus the example-config choices; ``None`` = not answered yet."""
+
+    acquisition: Acquisition | None = None
+    feedback: Feedback | None = None
+    paradigm: Paradigm | None = None
+    dynamics: Dynamics | None = None
+    supervision: Supervision | None = None
+    state: State | None = None
+    ownership: Ownership | None = None
+    roles: tuple[str, ...] = ()
+    model_type: str | None = None
+    finetune_type: FinetuneType | None = None
+    category: str | None = None
+
+    def with_(self, **changes: object) -> Answers:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Classification:
+    """Complete, consistent answers and everything derived from them."""
+
+    answers: Answers
+    contract: Contract
+    family: Family
+    category: str
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def acquisition(self) -> Acquisition:
+        return self.answers.acquisition  # type: ignore[return-value]
+
+    @property
+    def feedback(self) -> Feedback:
+        return self.answers.feedback  # type: ignore[return-value]
+
+
+# --- forced answers ------------------------------------------------------------------------------
+# Each entry: (property, condition on answers so far, forced value, reason). The interactive
+# classifier skips a forced question and says why; --yes fills it; a contradicting flag is an error.
+
+
+def forced_value(prop: str, a: Answers) -> tuple[object, str] | None:
+    """The only legal value of ``prop`` given the other answers, with the reason, if forced."""
+    acq, fb, par = a.acquisition, a.feedback, a.paradigm
+    kind = a.supervision.kind if a.supervision else None
+    if prop == "acquisition":
+        if par is Paradigm.COUPLED or par is Paradigm.DISTILLATION:
+            return Acquisition.GENERATION, f"{par.value} objectives train on generated samples"
+        if kind is SupervisionKind.PROMPTS:
+            return Acquisition.GENERATION, "prompt supervision means samples are generated"
+        if kind is not None:
+            return Acquisition.DATASET, f"{kind.value} supervision comes from a finite dataset"
+        if fb is Feedback.RUNTIME_REWARD:
+            return Acquisition.GENERATION, "runtime rewards score generated samples"
+    if prop == "feedback":
+        if acq is Acquisition.DATASET:
+            return Feedback.NONE, "dataset acquisition has no runtime reward (offline contract)"
+        if par is Paradigm.COUPLED:
+            return Feedback.RUNTIME_REWARD, "coupled objectives weight likelihood ratios by advantages"
+        if par is Paradigm.DISTILLATION:
+            return Feedback.NONE, "distillation learns from a teacher, not from rewards"
+    if prop == "paradigm":
+        if acq is Acquisition.DATASET:
+            return Paradigm.DECOUPLED, "dataset objectives are decoupled from the sampler"
+        if acq is Acquisition.GENERATION and fb is Feedback.NONE:
+            return Paradigm.DISTILLATION, "generation without feedback learns from a teacher"
+    if prop == "dynamics" and par is Paradigm.COUPLED:
+        return Dynamics.SDE, "coupled objectives need SDE transition densities"
+    if prop == "supervision" and acq is Acquisition.GENERATION:
+        return Supervision(SupervisionKind.PROMPTS), "generated acquisition is driven by prompts"
+    if prop == "ownership" and (
+        kind is SupervisionKind.PREFERENCE_PAIRS or par is Paradigm.DISTILLATION
+    ):
+        what = "a frozen reference" if par is not Paradigm.DISTILLATION else "a frozen teacher"
+        return Ownership.SNAPSHOTS, f"the objective compares against {what} (a temporal snapshot)"
+    return None
+
+
+# Defaults that are sound when nothing forces a value; properties absent here have none.
+SOUND_DEFAULTS: dict[str, object] = {
+    "dynamics": Dynamics.ANY,
+    "state": State.LEGACY,
+    "ownership": Ownership.SINGLE,
+    "finetune_type": FinetuneType.LORA,
+}
+
+QUESTION_ORDER = (
+    "acquisition",
+    "feedback",
+    "paradigm",
+    "dynamics",
+    "supervision",
+    "state",
+    "ownership",
+)
+
+
+def fill_forced(a: Answers) -> tuple[Answers, tuple[str, ...]]:
+    """Fill every forced, unanswered property; return the answers and one note per fill."""
+    notes: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for prop in QUESTION_ORDER:
+            if getattr(a, prop) is None:
+                forced = forced_value(prop, a)
+                if forced is not None:
+                    a = a.with_(**{prop: forced[0]})
+                    notes.append(f"{prop} = {_text(forced[0])} ({forced[1]})")
+                    changed = True
+    return a, tuple(notes)
+
+
+def fill_defaults(a: Answers) -> Answers:
+    """Fill sound defaults for what is still open (used by --yes)."""
+    for prop, value in SOUND_DEFAULTS.items():
+        if getattr(a, prop) is None:
+            a = a.with_(**{prop: value})
+    return a
+
+
+def _text(value: object) -> str:
+    return value.value if isinstance(value, Enum) else str(value)
+
+
+# --- cross-answer rules --------------------------------------------------------------------------
+
+
+def check_rules(a: Answers) -> None:
+    """Refuse a composition no rule allows, naming the conflicting answers and the way out."""
+    acq, fb, par, dyn = a.acquisition, a.feedback, a.paradigm, a.dynamics
+    kind = a.supervision.kind if a.supervision else None
+    if acq is Acquisition.DATASET and fb is Feedback.RUNTIME_REWARD:
+        raise RefusedError(
+            "acquisition=dataset with feedback=runtime_reward: no execution contract covers this "
+            "composition; it needs a new execution-contract/driver design in Flow-Factory, not a "
+            "trainer (use feedback=none for dataset training, or generation for runtime rewards)"
+        )
+    if par is Paradigm.COUPLED:
+        if acq is not Acquisition.GENERATION:
+            raise RefusedError(
+                "paradigm=coupled needs acquisition=generation: coupled objectives replay the "
+                "sampler's own trajectories; use paradigm=decoupled for dataset training"
+            )
+        if dyn is not Dynamics.SDE:
+            raise RefusedError(
+                f"paradigm=coupled needs dynamics=sde (got {dyn.value if dyn else 'none'}): "
+                "likelihood ratios need SDE transition densities; pass --dynamics sde"
+            )
+        if fb is not Feedback.RUNTIME_REWARD:
+            raise RefusedError(
+                "paradigm=coupled needs feedback=runtime_reward: its objective weights likelihood "
+                "ratios by advantages; use paradigm=distillation for reward-free generation"
+            )
+    if par is Paradigm.DISTILLATION and (acq is Acquisition.DATASET or fb is Feedback.RUNTIME_REWARD):
+        raise RefusedError(
+            "paradigm=distillation needs acquisition=generation and feedback=none "
+            "(the ONLINE_NO_FEEDBACK contract): the student learns from a teacher on its own "
+            "samples; use paradigm=decoupled for dataset or reward training"
+        )
+    if acq is Acquisition.GENERATION and fb is Feedback.NONE and par is Paradigm.DECOUPLED:
+        raise RefusedError(
+            "paradigm=decoupled with generation and feedback=none has no training signal; "
+            "use paradigm=distillation (teacher) or feedback=runtime_reward"
+        )
+    if acq is Acquisition.DATASET and kind is SupervisionKind.PROMPTS:
+        raise RefusedError(
+            "acquisition=dataset needs dataset supervision (demonstrations, preference_pairs or "
+            "record:<TypeName>), not prompts"
+        )
+    if acq is Acquisition.GENERATION and kind not in (None, SupervisionKind.PROMPTS):
+        raise RefusedError(
+            f"supervision={kind.value} comes from a dataset; use acquisition=dataset, or "
+            "supervision=prompts for generated acquisition"
+        )
+    _check_ownership(a, kind)
+
+
+def _check_ownership(a: Answers, kind: SupervisionKind | None) -> None:
+    own = a.ownership
+    needs_snapshot = kind is SupervisionKind.PREFERENCE_PAIRS or a.paradigm is Paradigm.DISTILLATION
+    if needs_snapshot and own is Ownership.SINGLE:
+        raise RefusedError(
+            "ownership=single cannot hold the frozen reference/teacher this objective compares "
+            "against; use ownership=snapshots"
+        )
+    if own is Ownership.MULTI_ROLE:
+        roles = a.roles
+        if len(roles) < 2 or len(set(roles)) != len(roles):
+            raise UsageError(
+                f"ownership=multi_role needs at least two distinct role names (got "
+                f"{','.join(roles) or 'none'}); pass --roles generator,fake"
+            )
+        bad = [r for r in roles if not ROLE_RE.match(r)]
+        if bad:
+            raise UsageError(
+                f"--roles: {bad[0]!r} is not a valid role name; use lowercase identifiers"
+            )
+    elif a.roles:
+        raise UsageError("--roles only applies to --ownership multi_role; drop --roles")
+
+
+def contract_for(acq: Acquisition, fb: Feedback) -> Contract:
+    if acq is Acquisition.GENERATION:
+        return Contract.ONLINE if fb is Feedback.RUNTIME_REWARD else Contract.ONLINE_NO_FEEDBACK
+    if fb is Feedback.NONE:
+        return Contract.OFFLINE
+    raise RefusedError(  # check_rules reports this first; kept for callers that skip it
+        "acquisition=dataset with feedback=runtime_reward: no execution contract covers it"
+    )
+
+
+def family_for(a: Answers) -> Family:
+    if a.acquisition is Acquisition.DATASET:
+        return {
+            SupervisionKind.DEMONSTRATIONS: Family.SFT,
+            SupervisionKind.PREFERENCE_PAIRS: Family.OFFLINE_DPO,
+            SupervisionKind.RECORD: Family.RECORD,
+        }[a.supervision.kind]
+    if a.feedback is Feedback.RUNTIME_REWARD:
+        return Family.GRPO if a.paradigm is Paradigm.COUPLED else Family.AWM
+    return Family.OPD
+
+
+def default_category(contract: Contract) -> str:
+    return {
+        Contract.ONLINE: "rl",
+        Contract.ONLINE_NO_FEEDBACK: "distillation",
+        Contract.OFFLINE: "offline",
+    }[contract]
+
+
+REQUIRED = (*QUESTION_ORDER, "model_type", "finetune_type")
+
+
+def classify(a: Answers) -> Classification:
+    """Turn complete answers into a classification, or refuse with the reason."""
+    missing = [p for p in REQUIRED if getattr(a, p) is None]
+    if missing:
+        raise UsageError(f"missing answer for --{missing[0].replace('_', '-')}")
+    check_rules(a)
+    contract = contract_for(a.acquisition, a.feedback)
+    category = a.category or default_category(contract)
+    return Classification(answers=a, contract=contract, family=family_for(a), category=category)

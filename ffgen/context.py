@@ -1,0 +1,90 @@
+"""The values templates see: one frozen object built from names + classification + facts."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ffgen import layout
+from ffgen.classify import Classification, Dynamics, Feedback, Ownership, Paradigm
+from ffgen.names import AlgorithmNames
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    # names
+    key: str  # "my-algo"
+    module: str  # "my_algo"
+    stem: str  # "MyAlgo"
+    args_class: str  # "MyAlgoTrainingArguments"
+    trainer_class: str  # "MyAlgoTrainer"
+    # classification (plain strings so templates compare with literals)
+    acquisition: str  # "generation" | "dataset"
+    feedback: str  # "runtime_reward" | "none"
+    paradigm: str  # "coupled" | "decoupled" | "distillation"
+    dynamics: str  # "sde" | "ode" | "any"
+    supervision: str  # "prompts" | "demonstrations" | "preference_pairs" | "record"
+    record_type: str  # CamelCase record type name for supervision "record", else ""
+    state: str  # "legacy" | "structured"
+    ownership: str  # "single" | "multi_role" | "snapshots"
+    roles: tuple[str, ...]  # trainable roles for multi_role, else ()
+    contract: str  # "ONLINE_EXECUTION_CONTRACT" | ... (the constant's name)
+    family: str  # ffgen.classify.Family value: sft|offline_dpo|record|grpo|awm|opd
+    category: str  # "rl" | "distillation" | "offline" (or the --category override)
+    has_reward: bool  # feedback == runtime_reward
+    uses_snapshots: bool  # ownership == snapshots
+    # example config
+    model_type: str  # "sd3-5", "toy", ...
+    model_dir: str  # "sd3_5"
+    finetune_type: str  # "lora" | "full"
+    dynamics_type: str  # scheduler.dynamics_type for the example YAML: "Flow-SDE" | "ODE"
+    # paths (relative to the checkout root)
+    args_path: str
+    trainer_path: str
+    trainer_dotted: str  # flow_factory.trainers.<category>.<module>.<TrainerClass>
+    example_path: str
+    test_path: str
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def example_dynamics_type(c: Classification) -> str:
+    """SDE only where the objective needs it or the user asked; else the deterministic ODE."""
+    if c.answers.paradigm is Paradigm.COUPLED or c.answers.dynamics is Dynamics.SDE:
+        return "Flow-SDE"
+    return "ODE"
+
+
+def build_context(names: AlgorithmNames, c: Classification) -> RenderContext:
+    a = c.answers
+    sup = a.supervision
+    return RenderContext(
+        key=names.key,
+        module=names.module,
+        stem=names.stem,
+        args_class=names.args_class,
+        trainer_class=names.trainer_class,
+        acquisition=a.acquisition.value,
+        feedback=a.feedback.value,
+        paradigm=a.paradigm.value,
+        dynamics=a.dynamics.value,
+        supervision=sup.kind.value,
+        record_type=sup.record_type or "",
+        state=a.state.value,
+        ownership=a.ownership.value,
+        roles=tuple(a.roles),
+        contract=c.contract.value,
+        family=c.family.value,
+        category=c.category,
+        has_reward=a.feedback is Feedback.RUNTIME_REWARD,
+        uses_snapshots=a.ownership is Ownership.SNAPSHOTS,
+        model_type=a.model_type,
+        model_dir=layout.model_dir(a.model_type),
+        finetune_type=a.finetune_type.value,
+        dynamics_type=example_dynamics_type(c),
+        args_path=layout.args_module_path(names.module),
+        trainer_path=layout.trainer_module_path(c.category, names.module),
+        trainer_dotted=layout.trainer_dotted_path(c.category, names.module, names.trainer_class),
+        example_path=layout.example_path(names.module, a.finetune_type.value, a.model_type),
+        test_path=layout.test_path(names.module),
+    )

@@ -1,0 +1,38 @@
+"""The one error type users see.
+
+The CLI catches :class:`FfgenError` once, prints its message as a single line and exits with its
+code; tracebacks appear only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+
+class FfgenError(Exception):
+    """A problem the user can fix: the message names it and says how."""
+
+    exit_code = EXIT_REFUSED
+
+    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class UsageError(FfgenError):
+    """Bad flags or answers (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class RefusedError(FfgenError):
+    """A request ffgen understood but will not carry out (exit 1)."""
+
+    exit_code = EXIT_REFUSED

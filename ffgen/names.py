@@ -1,0 +1,67 @@
+"""One algorithm name in its three spellings: registry key, module and class stem."""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+
+from ffgen.errors import UsageError
+
+_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+_STEM_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+
+
+@dataclass(frozen=True)
+class AlgorithmNames:
+    key: str  # registry key: my-algo
+    module: str  # module and example folder: my_algo
+    stem: str  # class stem: MyAlgo
+
+    @property
+    def args_class(self) -> str:
+        return f"{self.stem}TrainingArguments"
+
+    @property
+    def trainer_class(self) -> str:
+        return f"{self.stem}Trainer"
+
+
+def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
+    """Validate ``NAME`` (and ``--class-name``) and derive the three spellings."""
+    raw = name
+    if not name or not name.strip():
+        raise UsageError("NAME is empty; give the algorithm a name such as my-algo")
+    if not name.isascii():
+        raise UsageError(f"NAME {raw!r} has non-ASCII characters; use a-z, 0-9 and hyphens")
+    if "/" in name or "\\" in name or ".." in name or name.startswith("."):
+        raise UsageError(f"NAME {raw!r} looks like a path; give a bare name such as my-algo")
+    if name != name.lower():
+        suggestion = re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+        raise UsageError(
+            f"NAME {raw!r} has uppercase letters; registry keys are lowercase: use {suggestion} "
+            f"(and --class-name {name} to keep that class stem)"
+        )
+    key = name.strip().replace("_", "-")
+    if key[0].isdigit():
+        raise UsageError(f"NAME {raw!r} starts with a digit; Python modules cannot, rename it")
+    if not _KEY_RE.match(key):
+        raise UsageError(
+            f"NAME {raw!r} is not a valid key; use lowercase words joined by hyphens (my-algo)"
+        )
+    module = key.replace("-", "_")
+    if keyword.iskeyword(module) or keyword.issoftkeyword(module):
+        raise UsageError(f"NAME {raw!r} is a Python keyword; choose another name")
+    stem = class_name if class_name is not None else "".join(
+        part[:1].upper() + part[1:] for part in key.split("-")
+    )
+    if not stem.isascii() or not _STEM_RE.match(stem) or keyword.iskeyword(stem):
+        raise UsageError(
+            f"--class-name {stem!r} is not a valid class stem; use CamelCase ASCII such as MyAlgo"
+        )
+    for suffix in ("TrainingArguments", "Trainer"):
+        if stem.endswith(suffix):
+            raise UsageError(
+                f"--class-name {stem!r} ends with {suffix!r}; give the stem only (ffgen adds it)"
+            )
+    return AlgorithmNames(key=key, module=module, stem=stem)
