@@ -1,0 +1,113 @@
+"""Command line: thin commands that parse, call the stages and map results to exit codes.
+
+Heavy modules (rich, jinja2, libcst, yaml) are imported inside the commands so that
+``ffgen --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ffgen.errors import EXIT_USAGE, FfgenError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Generate and verify Flow-Factory training algorithms.",
+)
+
+
+def _fail(exc: FfgenError, debug: bool) -> None:
+    if debug:
+        raise exc
+    from rich.console import Console
+
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/bold red] {exc.message}", markup=True
+    )
+    raise typer.Exit(exc.exit_code)
+
+
+@app.command()
+def new(
+    name: str = typer.Argument(..., help="Algorithm name, e.g. my-algo (registry key)."),
+    checkout: Optional[Path] = typer.Option(None, help="Flow-Factory checkout root."),
+    acquisition: Optional[str] = typer.Option(None, help="generation|dataset"),
+    feedback: Optional[str] = typer.Option(None, help="runtime_reward|none"),
+    paradigm: Optional[str] = typer.Option(None, help="coupled|decoupled|distillation"),
+    dynamics: Optional[str] = typer.Option(None, help="sde|ode|any"),
+    supervision: Optional[str] = typer.Option(
+        None, help="prompts|demonstrations|preference_pairs|record:<TypeName>"
+    ),
+    state: Optional[str] = typer.Option(None, help="legacy|structured"),
+    ownership: Optional[str] = typer.Option(None, help="single|multi_role|snapshots"),
+    roles: Optional[str] = typer.Option(None, help="Role names for multi_role: a,b"),
+    model_type: Optional[str] = typer.Option(None, help="Model type for the example config."),
+    finetune_type: Optional[str] = typer.Option(None, help="lora|full"),
+    category: Optional[str] = typer.Option(None, help="Trainer folder (default from answers)."),
+    class_name: Optional[str] = typer.Option(None, help="Class stem, e.g. GRPOX for acronyms."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Never ask; take sound defaults."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diffs; write nothing."),
+    force: bool = typer.Option(False, "--force", help="Overwrite conflicting files."),
+    fmt: str = typer.Option("text", "--format", help="text|json"),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Classify a new algorithm and write everything its integration needs."""
+    from ffgen.commands import NewRequest, run_new
+
+    flags = dict(
+        acquisition=acquisition,
+        feedback=feedback,
+        paradigm=paradigm,
+        dynamics=dynamics,
+        supervision=supervision,
+        state=state,
+        ownership=ownership,
+        roles=roles,
+        model_type=model_type,
+        finetune_type=finetune_type,
+        category=category,
+    )
+    request = NewRequest(
+        name=name,
+        class_name=class_name,
+        checkout=checkout,
+        flags=flags,
+        interactive=not yes and sys.stdin.isatty(),
+        dry_run=dry_run,
+        force=force,
+        fmt=fmt,
+    )
+    try:
+        code = run_new(request)
+    except FfgenError as exc:
+        _fail(exc, debug)
+    raise typer.Exit(code)
+
+
+@app.command()
+def sandbox(
+    directory: Path = typer.Argument(..., help="Where to create the practice checkout."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    """Create a miniature, runnable Flow-Factory checkout to try ffgen on."""
+    from ffgen.sandbox import create_sandbox
+
+    try:
+        target = create_sandbox(directory)
+    except FfgenError as exc:
+        _fail(exc, debug)
+    typer.echo(f"sandbox checkout created at {target}")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(EXIT_USAGE)

@@ -1,0 +1,131 @@
+"""The ``new`` command's core: request in, stages run in order, plan shown, exit code out."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from ffgen import interview
+from ffgen.apply import apply_plan
+from ffgen.checkout import CheckoutView, find_root
+from ffgen.classify import Answers, Classification, classify
+from ffgen.context import build_context
+from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
+from ffgen.facts import CheckoutFacts, read_facts
+from ffgen.names import parse_name
+from ffgen.plan import Plan, Status, build_plan
+
+_CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_STYLE = {
+    Status.CREATE: "green",
+    Status.UPDATE: "yellow",
+    Status.IDENTICAL: "dim",
+    Status.CONFLICT: "bold red",
+}
+
+
+@dataclass(frozen=True)
+class NewRequest:
+    name: str
+    class_name: str | None
+    checkout: Path | None
+    flags: Mapping[str, str | None]
+    interactive: bool
+    dry_run: bool
+    force: bool
+    fmt: str
+
+
+def run_new(req: NewRequest, console: Console | None = None) -> int:
+    console = console or Console(highlight=False, soft_wrap=True)
+    if req.fmt not in ("text", "json"):
+        raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
+    names = parse_name(req.name, req.class_name)
+    root = find_root(req.checkout)
+    view = CheckoutView(root)
+    facts = read_facts(view)
+    answers = gather_answers(req, facts, console)
+    classification = classify(answers)
+    check_example_choices(classification, facts)
+    ctx = build_context(names, classification)
+    plan = build_plan(view, facts, names, classification, ctx, force=req.force)
+    if req.fmt == "json":
+        console.print_json(json.dumps(plan_json(plan, classification)))
+    else:
+        show_plan(console, plan, classification, diffs=req.dry_run)
+    if plan.conflicts:
+        paths = ", ".join(c.path for c in plan.conflicts)
+        raise RefusedError(
+            f"{len(plan.conflicts)} file(s) differ from what ffgen would write ({paths}); "
+            "nothing was written: re-run with --force to overwrite"
+        )
+    if req.dry_run:
+        return EXIT_OK
+    written = apply_plan(root, plan)
+    if req.fmt == "text":
+        console.print(f"{len(written)} file(s) written under {root}")
+    return EXIT_OK if not plan.conflicts else EXIT_REFUSED
+
+
+def gather_answers(req: NewRequest, facts: CheckoutFacts, console: Console) -> Answers:
+    answers = interview.from_flags(dict(req.flags))
+    if not req.interactive:
+        answers, notes = interview.complete_non_interactive(answers, facts.model_types)
+        return answers
+    from rich.prompt import Prompt
+
+    def ask(question: interview.Question, default: object) -> str:
+        console.print(f"[bold]{question.prop}[/bold]: {question.explanation}")
+        choices = "|".join(question.choices)
+        return Prompt.ask(f"  {choices}", default=default, console=console)
+
+    return interview.interview(answers, facts.model_types, ask, console.print)
+
+
+def check_example_choices(c: Classification, facts: CheckoutFacts) -> None:
+    a = c.answers
+    if facts.model_types and a.model_type not in facts.model_types:
+        raise UsageError(
+            f"--model-type {a.model_type!r} is not a model type of this checkout; choose one of "
+            f"{', '.join(facts.model_types)}"
+        )
+    if not _CATEGORY_RE.match(c.category):
+        raise UsageError(
+            f"--category {c.category!r} is not a valid package name; use lowercase letters, "
+            "digits and underscores"
+        )
+
+
+def show_plan(console: Console, plan: Plan, c: Classification, *, diffs: bool) -> None:
+    a = c.answers
+    console.print(
+        f"[bold]{plan.key}[/bold]: {c.contract.value} ({a.acquisition.value} + "
+        f"{a.feedback.value}), {a.paradigm.value}, family {c.family.value}, "
+        f"trainers/{c.category}/"
+    )
+    for change in plan.changes:
+        style = _STYLE[change.status]
+        console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}")
+    if diffs:
+        from rich.syntax import Syntax
+
+        for change in plan.changes:
+            if change.status in (Status.CREATE, Status.UPDATE, Status.CONFLICT):
+                console.print(Syntax(change.diff(), "diff", theme="ansi_dark", word_wrap=True))
+
+
+def plan_json(plan: Plan, c: Classification) -> dict[str, object]:
+    return {
+        "algorithm": plan.key,
+        "contract": c.contract.value,
+        "family": c.family.value,
+        "category": c.category,
+        "files": [
+            {"path": ch.path, "status": ch.status.value, "diff": ch.diff()} for ch in plan.changes
+        ],
+    }

@@ -1,0 +1,214 @@
+"""Plan stage: compute every file change ``new`` would make, in memory, writing nothing."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from enum import Enum
+
+from ffgen import __version__, layout, render
+from ffgen.checkout import CheckoutView
+from ffgen.classify import Classification
+from ffgen.context import RenderContext
+from ffgen.errors import RefusedError
+from ffgen.facts import CheckoutFacts, missing_imports
+from ffgen.manifest import Manifest, manifest_for
+from ffgen.names import AlgorithmNames
+
+
+class Status(str, Enum):
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    IDENTICAL = "IDENTICAL"
+    CONFLICT = "CONFLICT"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str  # relative to the checkout root
+    status: Status
+    old: str | None  # current content (None: the file does not exist)
+    new: str  # content after the change
+
+    def diff(self) -> str:
+        lines = difflib.unified_diff(
+            (self.old or "").splitlines(keepends=True),
+            self.new.splitlines(keepends=True),
+            fromfile=f"a/{self.path}" if self.old is not None else "/dev/null",
+            tofile=f"b/{self.path}",
+        )
+        return "".join(lines)
+
+
+@dataclass(frozen=True)
+class Plan:
+    key: str
+    changes: tuple[FileChange, ...]
+
+    @property
+    def conflicts(self) -> tuple[FileChange, ...]:
+        return tuple(c for c in self.changes if c.status is Status.CONFLICT)
+
+    @property
+    def writes(self) -> tuple[FileChange, ...]:
+        return tuple(c for c in self.changes if c.status in (Status.CREATE, Status.UPDATE))
+
+
+def owned_file(view: CheckoutView, path: str, new: str, force: bool) -> FileChange:
+    """A file ffgen owns outright: create it, or compare with what is there."""
+    old = view.read(path)
+    if old is None:
+        return FileChange(path, Status.CREATE, None, new)
+    if old == new:
+        return FileChange(path, Status.IDENTICAL, old, new)
+    return FileChange(path, Status.UPDATE if force else Status.CONFLICT, old, new)
+
+
+def edited_file(view: CheckoutView, path: str, what: str, transform) -> FileChange | None:
+    old = view.read(path)
+    if old is None:
+        raise RefusedError(f"{path} is missing; ffgen needs it for the {what}")
+    result = transform(old)
+    if result.status == "failed":
+        raise RefusedError(result.reason)
+    if result.status == "skipped":
+        return None
+    status = Status.UPDATE if result.status == "changed" else Status.IDENTICAL
+    return FileChange(path, status, old, result.code)
+
+
+DOCS_HEADER = "# Training algorithms\n"
+
+
+def docs_markers(key: str) -> tuple[str, str]:
+    return f"<!-- ffgen:begin {key} -->", f"<!-- ffgen:end {key} -->"
+
+
+def docs_change(view: CheckoutView, path: str, key: str, section: str, force: bool) -> FileChange:
+    """Append (or refresh) the algorithm's marked section in the guidance document."""
+    begin, end = docs_markers(key)
+    block = f"{begin}\n{section.strip()}\n{end}\n"
+    old = view.read(path)
+    if old is None:
+        return FileChange(path, Status.CREATE, None, f"{DOCS_HEADER}\n{block}")
+    if begin in old and end in old:
+        start, stop = old.index(begin), old.index(end) + len(end) + 1
+        new = old[:start] + block + old[stop:]
+        if new == old:
+            return FileChange(path, Status.IDENTICAL, old, old)
+        return FileChange(path, Status.UPDATE if force else Status.CONFLICT, old, new)
+    sep = "" if old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
+    return FileChange(path, Status.UPDATE, old, old + sep + block)
+
+
+def answers_text(names: AlgorithmNames, c: Classification) -> str:
+    """The answers file (copier-style): enough to replay ``new`` and to recognise a re-run."""
+    import yaml
+
+    a = c.answers
+    data = {
+        "_ffgen_version": __version__,
+        "name": names.key,
+        "class_name": names.stem,
+        "acquisition": a.acquisition.value,
+        "feedback": a.feedback.value,
+        "paradigm": a.paradigm.value,
+        "dynamics": a.dynamics.value,
+        "supervision": str(a.supervision),
+        "state": a.state.value,
+        "ownership": a.ownership.value,
+        "roles": list(a.roles),
+        "model_type": a.model_type,
+        "finetune_type": a.finetune_type.value,
+        "category": c.category,
+        "contract": c.contract.value,
+    }
+    header = "# Written by `ffgen new`; replay with the same answers. Do not edit by hand.\n"
+    return header + yaml.safe_dump(data, sort_keys=False)
+
+
+def check_collisions(
+    view: CheckoutView, facts: CheckoutFacts, ctx: RenderContext, manifest: Manifest
+) -> None:
+    """Refuse a name that is already taken, unless ffgen generated it (a re-run)."""
+    if view.exists(manifest.answers_path):
+        return
+    if ctx.key in facts.keys:
+        raise RefusedError(
+            f"NAME {ctx.key!r} is already a registered algorithm key; choose another name"
+        )
+    if ctx.module in facts.args_modules or f"{ctx.category}.{ctx.module}" in facts.trainer_modules:
+        raise RefusedError(
+            f"module {ctx.module!r} already exists in the checkout; choose another NAME"
+        )
+    for cls in (ctx.args_class, ctx.trainer_class):
+        if cls in facts.class_names:
+            raise RefusedError(
+                f"class {cls} already exists in the checkout; choose another NAME or --class-name"
+            )
+
+
+def check_contract_constant(facts: CheckoutFacts, ctx: RenderContext) -> None:
+    if ctx.contract not in facts.contract_constants:
+        raise RefusedError(
+            f"{layout.CONTRACTS_EXECUTION} does not define {ctx.contract}; this checkout's "
+            "Flow-Factory is a different version than ffgen's templates target"
+        )
+
+
+def check_symbols(view: CheckoutView, files: dict[str, str]) -> None:
+    """Every flow_factory symbol the rendered code imports must exist in the checkout."""
+    for path, code in files.items():
+        if not path.endswith(".py"):
+            continue
+        missing = missing_imports(view, path, code)
+        if missing:
+            raise RefusedError(
+                f"{path} would import {missing[0]}, which this checkout does not define; its "
+                "Flow-Factory is a different version than ffgen's templates target"
+            )
+
+
+def category_init_change(view: CheckoutView, category: str) -> FileChange | None:
+    """A new category folder needs a package ``__init__.py`` (docstring-only, like rl/)."""
+    path = layout.category_init_path(category)
+    if view.exists(path):
+        return None
+    return FileChange(path, Status.CREATE, None, f'"""{category.capitalize()} trainers."""\n')
+
+
+def build_plan(
+    view: CheckoutView,
+    facts: CheckoutFacts,
+    names: AlgorithmNames,
+    c: Classification,
+    ctx: RenderContext,
+    *,
+    force: bool = False,
+) -> Plan:
+    manifest = manifest_for(ctx)
+    check_collisions(view, facts, ctx, manifest)
+    check_contract_constant(facts, ctx)
+    rendered = {f.path: render.render(f.template, ctx) for f in manifest.rendered}
+    check_symbols(view, rendered)
+    changes = [owned_file(view, p, text, force) for p, text in rendered.items()]
+    new_category = category_init_change(view, ctx.category)
+    if new_category is not None:
+        changes.append(new_category)
+        edit_view = _with(view, new_category)
+    else:
+        edit_view = view
+    for edit in manifest.edits:
+        change = edited_file(edit_view, edit.path, edit.what, edit.add)
+        if change is not None:
+            changes.append(change)
+    section = render.render(render.DOCS_TEMPLATE, ctx)
+    changes.append(docs_change(view, manifest.docs_path, ctx.key, section, force))
+    changes.append(owned_file(view, manifest.answers_path, answers_text(names, c), force))
+    return Plan(key=ctx.key, changes=tuple(changes))
+
+
+def _with(view: CheckoutView, change: FileChange) -> CheckoutView:
+    from ffgen.checkout import Overlay
+
+    return Overlay(base=view, changes={change.path: change.new})

@@ -1,0 +1,175 @@
+"""The rule catalogue, as data: every rule ID verify can report, with its rationale.
+
+IDs are stable: FF0xx = verify itself, FF1xx = registries and re-exports, FF2xx = contracts and
+paradigm, FF3xx = trainer hooks and inheritance, FF4xx = argument classes, FF5xx = example YAMLs,
+FF6xx = roles and checkpoint children. Never renumber a rule; retire it instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ffgen.verify.model import ERROR, WARNING
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    severity: str
+    rationale: str
+    fix: str
+
+
+# Trainer-to-trainer inheritance that Flow-Factory sanctions: child key -> allowed parent key.
+# Everything else inherits BaseTrainer directly and shares behaviour through helpers.
+SANCTIONED_EXTENSIONS: dict[str, str] = {
+    "grpo-guard": "grpo",
+    "dppo": "grpo",
+    "tdm-r1": "tdm",
+}
+
+CONTRACT_CONSTANTS: dict[str, tuple[str, str]] = {
+    "ONLINE_EXECUTION_CONTRACT": ("generation", "runtime_reward"),
+    "ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT": ("generation", "none"),
+    "OFFLINE_EXECUTION_CONTRACT": ("dataset", "none"),
+}
+PARADIGMS = ("coupled", "decoupled", "distillation")
+SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
+OPTIMIZER_KINDS = ("adamw", "muon")
+RESERVED_RUNTIME_CHILDREN = ("adapter_ema", "adapter_reference", "multirole")
+
+_R = Rule
+RULES: tuple[Rule, ...] = (
+    _R("FF001", "Python file does not parse", ERROR,
+       "verify reads every module it follows with the ast module; a syntax error hides the "
+       "declarations every other rule needs, and the checkout would not import either.",
+       "fix the syntax error at the reported line"),
+    _R("FF002", "YAML file does not parse", ERROR,
+       "Example configs are loaded by Arguments.from_dict; one that does not parse cannot be "
+       "checked or run.",
+       "fix the YAML syntax at the reported line"),
+    _R("FF003", "accepted exception matches nothing", WARNING,
+       "An entry in .ffgen-verify.yaml that no longer suppresses any finding is stale and would "
+       "silently hide a future regression of the same rule.",
+       "delete the entry from .ffgen-verify.yaml"),
+    _R("FF101", "registries disagree on keys", ERROR,
+       "load_trainer resolves the args class and the trainer class from two registries by the "
+       "same key; Flow-Factory's tests assert that both key sets are equal.",
+       "add the missing key to the other registry (or remove it from both)"),
+    _R("FF102", "registry key is not lowercase", ERROR,
+       "get_trainer_class and get_training_args_class look keys up with identifier.lower(), so "
+       "a key with uppercase letters can never be selected by trainer_type.",
+       "rename the key to lowercase words joined by hyphens (my-algo)"),
+    _R("FF103", "trainer path does not resolve", ERROR,
+       "The trainer registry holds lazy dotted paths; a path whose module file or class does not "
+       "exist fails only when someone selects the algorithm.",
+       "point the entry at flow_factory.trainers.<category>.<module>.<Class> that exists"),
+    _R("FF104", "args class not imported in the args registry", ERROR,
+       "_TRAINING_ARGS_REGISTRY maps keys to classes imported at the top of _registry.py; a name "
+       "that is not imported there is a NameError at import time.",
+       "add `from .<module> import <Class>` to hparams/training_args/_registry.py"),
+    _R("FF105", "args class not re-exported from training_args", ERROR,
+       "hparams/training_args/__init__.py imports every algorithm args class and lists it in "
+       "__all__; the public API and Flow-Factory's tests rely on that.",
+       "import the class in hparams/training_args/__init__.py and add it to __all__"),
+    _R("FF106", "args class not re-exported from hparams", ERROR,
+       "hparams/__init__.py re-exports every args class from .training_args and lists it in "
+       "__all__, so `from flow_factory.hparams import XTrainingArguments` works.",
+       "add the class to the `from .training_args import (...)` block and to __all__"),
+    _R("FF201", "execution contracts differ", ERROR,
+       "BaseTrainer.validate_training_arguments_contract refuses a trainer whose class-level "
+       "execution_contract differs from its args class's; inheritance and base defaults count "
+       "(a class that declares nothing inherits its base's contract).",
+       "declare the same contract constant on the args class and on the trainer class"),
+    _R("FF202", "execution contract is not a named constant", ERROR,
+       "Only the three constants ONLINE_EXECUTION_CONTRACT, ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT "
+       "and OFFLINE_EXECUTION_CONTRACT are valid compositions; constructing ExecutionContract "
+       "(...) by hand can produce the unsupported dataset + runtime_reward composition.",
+       "assign one of the three constants from flow_factory.contracts.execution"),
+    _R("FF203", "trainer declares no paradigm", ERROR,
+       "BaseTrainer.paradigm is None; every trainer states whether its objective is coupled, "
+       "decoupled or distillation, which selects the dynamics check.",
+       "add `paradigm: ClassVar[Literal[\"decoupled\"]] = \"decoupled\"` (or coupled/distillation)"),
+    _R("FF204", "coupled trainer without generation + runtime_reward", ERROR,
+       "A coupled objective replays the sampler's transition densities against runtime rewards; "
+       "it needs generated acquisition and runtime feedback.",
+       "use ONLINE_EXECUTION_CONTRACT or change the paradigm"),
+    _R("FF301", "trainer overrides start()", ERROR,
+       "BaseTrainer.start() owns seeding, acquisition dispatch, save/eval boundaries, progress "
+       "and EMA cadence; overriding it desynchronises checkpoints and resume.",
+       "delete start() and implement the sample/optimize (or optimize_batch) hooks"),
+    _R("FF302", "trainer advances progress by hand", ERROR,
+       "Progress counters (step, epoch, cycle_index, progress) advance only inside the shared "
+       "loop and _apply_optimizer_step; manual updates double-count cycles and steps.",
+       "remove the assignment; call _apply_optimizer_step when accelerator.sync_gradients"),
+    _R("FF303", "generation trainer missing optimize/sample", ERROR,
+       "With generated acquisition the loop calls sample() then optimize(samples); "
+       "_validate_execution_hooks raises TypeError when optimize is not overridden.",
+       "implement sample() (prefer generate_samples) and optimize(samples)"),
+    _R("FF304", "dataset trainer hooks wrong", ERROR,
+       "With dataset acquisition the loop calls optimize_batch(batch) per loader batch; "
+       "optimize() and sample() are never called and signal a misclassified trainer.",
+       "implement optimize_batch(batch) and remove optimize()/sample()"),
+    _R("FF305", "unsanctioned trainer-to-trainer inheritance", ERROR,
+       "New trainers inherit BaseTrainer directly and share behaviour through helpers; the only "
+       "sanctioned strict extensions are GRPO-Guard/DPPO from GRPO and TDM-R1 from TDM.",
+       "inherit BaseTrainer and move shared code into a helper, or record an accepted exception"),
+    _R("FF401", "args base does not match acquisition", ERROR,
+       "Dataset algorithms inherit OfflineFlowMatchingTrainingArguments (finite-loader cadence, "
+       "explicit accumulation, offline flow-matching fields); generation algorithms must not.",
+       "change the args base class to match the contract's acquisition"),
+    _R("FF402", "trainer_type default is not the registry key", ERROR,
+       "Arguments.from_dict selects the args class by train.trainer_type and the class checks "
+       "its own trainer_type; a default or Literal that differs from the key breaks selection.",
+       "set `trainer_type: Literal[\"<key>\"] = field(default=\"<key>\")` for every key of the class"),
+    _R("FF501", "example trainer_type not registered", ERROR,
+       "An example whose train.trainer_type is not a registry key fails in Arguments.from_dict.",
+       "use a registered key in train.trainer_type"),
+    _R("FF502", "coupled algorithm example without SDE dynamics", ERROR,
+       "_validate_paradigm_dynamics rejects a coupled trainer unless every component uses "
+       "Flow-SDE, Dance-SDE or CPS.",
+       "set scheduler.dynamics_type to Flow-SDE (or Dance-SDE / CPS)"),
+    _R("FF503", "dataset example settings", ERROR,
+       "Dataset acquisition needs unit train source weights, data.sampler_type: auto, "
+       "train.max_epochs and an explicit integer gradient_accumulation_steps.",
+       "set weight: 1, sampler_type: auto, max_epochs and gradient_accumulation_steps: <int>"),
+    _R("FF504", "runtime rewards without runtime_reward feedback", ERROR,
+       "Arguments.from_dict refuses training `rewards:` for a feedback-none contract; use "
+       "eval_rewards for evaluation.",
+       "remove `rewards:` (keep eval_rewards) or use a runtime_reward contract"),
+    _R("FF505", "optimizers entries", ERROR,
+       "`optimizers:` has one named entry per trainable role, each with max_grad_norm and "
+       "optimizer: adamw|muon; a missing role falls back silently or fails at startup.",
+       "give each trainable role one entry with name, optimizer and max_grad_norm"),
+    _R("FF506", "execution_contract configured in YAML", ERROR,
+       "The contract is selected by trainer_type; TrainingArguments.from_dict raises ValueError "
+       "when train.execution_contract is configured.",
+       "delete execution_contract from the config"),
+    _R("FF507", "example without optimizers list", WARNING,
+       "Without `optimizers:` one AdamW entry is synthesised from the flat train fields; "
+       "examples should show the explicit entry.",
+       "add `optimizers: [{name: default, optimizer: adamw, max_grad_norm: 1.0, ...}]`"),
+    _R("FF601", "multi-role algorithm without declared roles", ERROR,
+       "Multi-role trainers need required_trainable_roles (two or more, base role first) so "
+       "variants are declared before prepare and a role update plan can be checked.",
+       "add a required_trainable_roles property returning the role tuple"),
+    _R("FF602", "role defaults or plan do not match roles", ERROR,
+       "Each trainable role needs a default optimizer entry (*_DEFAULT_OPTIMIZERS) and the role "
+       "update plan must name exactly the required roles.",
+       "make *_DEFAULT_OPTIMIZERS and role_update_plan() name each required role once"),
+    _R("FF603", "training roles without checkpoint runtime children", ERROR,
+       "Exact resume must include every role's snapshots; algorithms with training roles declare "
+       "runtime_child_names or _algorithm_runtime_child_names().",
+       "declare runtime_child_names and register each child in _initialize_snapshots"),
+    _R("FF604", "reserved or undeclared runtime child", ERROR,
+       "adapter_ema, adapter_reference and multirole are declared by the framework; a child "
+       "registered under a name not in runtime_child_names makes checkpointing raise.",
+       "rename the child, or add the registered name to runtime_child_names"),
+)
+
+BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
+
+
+def rule(rule_id: str) -> Rule:
+    return BY_ID[rule_id]

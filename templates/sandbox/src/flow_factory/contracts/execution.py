@@ -1,0 +1,54 @@
+"""Execution contracts: how a trainer acquires data and whether it receives runtime feedback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class AcquisitionMode(str, Enum):
+    """Where training inputs come from."""
+
+    GENERATION = "generation"
+    DATASET = "dataset"
+
+
+class FeedbackMode(str, Enum):
+    """Whether acquired samples receive runtime rewards."""
+
+    RUNTIME_REWARD = "runtime_reward"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class ExecutionContract:
+    """Pair of acquisition and feedback modes; strings are not coerced."""
+
+    acquisition: AcquisitionMode
+    feedback: FeedbackMode
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.acquisition, AcquisitionMode):
+            raise TypeError(
+                f"acquisition must be an AcquisitionMode member, got {self.acquisition!r}"
+            )
+        if not isinstance(self.feedback, FeedbackMode):
+            raise TypeError(f"feedback must be a FeedbackMode member, got {self.feedback!r}")
+
+
+ONLINE_EXECUTION_CONTRACT = ExecutionContract(
+    AcquisitionMode.GENERATION, FeedbackMode.RUNTIME_REWARD
+)
+ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT = ExecutionContract(
+    AcquisitionMode.GENERATION, FeedbackMode.NONE
+)
+OFFLINE_EXECUTION_CONTRACT = ExecutionContract(AcquisitionMode.DATASET, FeedbackMode.NONE)
+
+__all__ = [
+    "AcquisitionMode",
+    "FeedbackMode",
+    "ExecutionContract",
+    "ONLINE_EXECUTION_CONTRACT",
+    "ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT",
+    "OFFLINE_EXECUTION_CONTRACT",
+]

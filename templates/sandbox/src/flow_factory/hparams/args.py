@@ -1,0 +1,156 @@
+"""Top-level ``Arguments``: one YAML file split into argument groups, with contract checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..contracts.execution import AcquisitionMode, FeedbackMode
+from .data_args import DataArguments
+from .log_args import LogArguments
+from .model_args import ModelArguments
+from .optimizer_args import AdamWOptimizerArguments, MultiOptimizerArguments
+from .reward_args import RewardArguments
+from .scheduler_args import SchedulerArguments
+from .training_args import EvaluationArguments, TrainingArguments, get_training_args_class
+
+_TOP_LEVEL_KEYS = (
+    "launcher",
+    "num_processes",
+    "mixed_precision",
+    "resume_from",
+    "resume_type",
+    "config_path",
+)
+_GROUP_KEYS = ("model", "data", "train", "scheduler", "eval", "log", "rewards", "eval_rewards")
+
+
+def _mapping(value: Any, name: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+@dataclass
+class Arguments:
+    """All argument groups of one run (``model``, ``data``, ``train``, ... in YAML)."""
+
+    model_args: ModelArguments = field(default_factory=ModelArguments)
+    data_args: DataArguments = field(default_factory=DataArguments)
+    training_args: TrainingArguments | None = None
+    scheduler_args: SchedulerArguments = field(default_factory=SchedulerArguments)
+    eval_args: EvaluationArguments = field(default_factory=EvaluationArguments)
+    log_args: LogArguments = field(default_factory=LogArguments)
+    reward_args: list[RewardArguments] = field(default_factory=list)
+    eval_reward_args: list[RewardArguments] = field(default_factory=list)
+    optimizer_args: MultiOptimizerArguments = field(default_factory=MultiOptimizerArguments)
+    launcher: str = "accelerate"
+    num_processes: int = 1
+    mixed_precision: str = "no"
+    resume_from: str | None = None
+    resume_type: str | None = None
+    config_path: str | None = None
+
+    @property
+    def rewards(self) -> list[RewardArguments]:
+        """Alias of ``reward_args``."""
+        return self.reward_args
+
+    @property
+    def checkout_root(self) -> Path:
+        """Root of the checkout (parent of ``src/``): base for relative ``dataset_dir``s."""
+        return Path(__file__).resolve().parents[3]
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any]) -> Arguments:
+        """Parse a full config mapping and apply the execution-contract checks."""
+        config = _mapping(config, "config")
+        unknown = sorted(set(config) - set(_TOP_LEVEL_KEYS) - set(_GROUP_KEYS) - {"optimizers"})
+        if unknown:
+            raise ValueError(
+                f"unknown top-level config keys {unknown}; expected a subset of "
+                f"{sorted((*_TOP_LEVEL_KEYS, *_GROUP_KEYS, 'optimizers'))}"
+            )
+        train = dict(_mapping(config.get("train"), "train"))
+        args_cls = get_training_args_class(str(train.get("trainer_type", "grpo")))
+        training_args = args_cls.from_dict(train)
+        args = cls(
+            model_args=ModelArguments.from_dict(_mapping(config.get("model"), "model")),
+            data_args=DataArguments.from_dict(_mapping(config.get("data"), "data")),
+            training_args=training_args,
+            scheduler_args=SchedulerArguments.from_dict(
+                _mapping(config.get("scheduler"), "scheduler")
+            ),
+            eval_args=EvaluationArguments.from_dict(_mapping(config.get("eval"), "eval")),
+            log_args=LogArguments.from_dict(_mapping(config.get("log"), "log")),
+            reward_args=[RewardArguments.from_dict(r) for r in config.get("rewards") or []],
+            eval_reward_args=[
+                RewardArguments.from_dict(r) for r in config.get("eval_rewards") or []
+            ],
+            optimizer_args=_optimizer_args(config.get("optimizers"), training_args),
+            **{k: config[k] for k in _TOP_LEVEL_KEYS if k in config},
+        )
+        args._validate_contract()
+        return args
+
+    def _validate_contract(self) -> None:
+        """Checks of the reference section 4.6 (dataset trainers return early)."""
+        contract = type(self.training_args).execution_contract
+        key = self.training_args.trainer_type
+        if contract.feedback is FeedbackMode.NONE and self.reward_args:
+            raise ValueError(
+                f"trainer_type {key!r} does not accept training rewards (feedback: none), "
+                f"got rewards {[r.name for r in self.reward_args]}"
+            )
+        if contract.feedback is FeedbackMode.RUNTIME_REWARD and not self.reward_args:
+            raise ValueError(f"trainer_type {key!r} needs at least one `rewards` entry, got none")
+        if contract.acquisition is AcquisitionMode.DATASET:
+            self._validate_dataset_sources(key)
+            return
+        if not self.data_args.train_sources():
+            raise ValueError(f"trainer_type {key!r} needs a data.datasets train source (prompts)")
+
+    def _validate_dataset_sources(self, key: str) -> None:
+        sources = self.data_args.train_sources()
+        if not sources:
+            raise ValueError(f"dataset trainer {key!r} needs an enabled data.datasets train source")
+        if self.data_args.enable_preprocess is not True:
+            raise ValueError(
+                f"dataset trainer {key!r} needs data.enable_preprocess: true, "
+                f"got {self.data_args.enable_preprocess!r}"
+            )
+        if self.data_args.sampler_type != "auto":
+            raise ValueError(
+                f"dataset trainer {key!r} needs data.sampler_type: auto, "
+                f"got {self.data_args.sampler_type!r}"
+            )
+        for source in sources:
+            if source.train_weight != 1:
+                raise ValueError(
+                    f"dataset trainer {key!r} needs train.weight == 1 for source "
+                    f"{source.name!r}, got {source.train_weight!r}"
+                )
+
+
+def _optimizer_args(items: Any, training_args: TrainingArguments) -> MultiOptimizerArguments:
+    """YAML ``optimizers`` list, or one AdamW entry synthesised from the flat ``train`` fields."""
+    if items:
+        if not isinstance(items, list):
+            raise TypeError(f"optimizers must be a list, got {type(items).__name__}")
+        return MultiOptimizerArguments.from_list(items)
+    default = AdamWOptimizerArguments(
+        name="default",
+        learning_rate=training_args.learning_rate,
+        weight_decay=training_args.adam_weight_decay,
+        betas=training_args.adam_betas,
+        eps=training_args.adam_epsilon,
+        max_grad_norm=training_args.max_grad_norm,
+    )
+    return MultiOptimizerArguments(entries=(default,))
+
+
+__all__ = ["Arguments"]

@@ -1,0 +1,32 @@
+"""Model argument group (``model:`` in YAML)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .abc import ArgABC
+
+
+@dataclass
+class ModelArguments(ArgABC):
+    """Which adapter to build and how to finetune it."""
+
+    model_type: str = "toy"
+    model_name_or_path: str = "toy:seed=0"
+    finetune_type: str = "lora"
+    lora_rank: int = 4
+    lora_alpha: float | None = None
+    hidden_dim: int = 64
+
+    def __post_init__(self) -> None:
+        if self.finetune_type not in ("lora", "full"):
+            raise ValueError(
+                f"model.finetune_type must be 'lora' or 'full', got {self.finetune_type!r}"
+            )
+        if isinstance(self.lora_rank, bool) or not isinstance(self.lora_rank, int):
+            raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
+        if self.lora_rank < 1:
+            raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
+
+
+__all__ = ["ModelArguments"]
