@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffgen.verify.model import ERROR, WARNING
+from ffgen.verify.model import ERROR, WARNING, Finding
 
 
 @dataclass(frozen=True)
@@ -173,3 +173,11 @@ BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
 
 def rule(rule_id: str) -> Rule:
     return BY_ID[rule_id]
+
+
+def finding(
+    rule_id: str, path: str, line: int, algorithm: str | None, message: str, fix: str = ""
+) -> Finding:
+    """A finding for ``rule_id`` with the catalogue's severity (and fix hint unless given)."""
+    r = BY_ID[rule_id]
+    return Finding(rule_id, r.severity, path, line, algorithm, message, fix or r.fix)

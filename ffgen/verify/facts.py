@@ -1,0 +1,196 @@
+"""What the rules reason about: registered algorithms and their resolved classes and declarations.
+
+Built once per run from a :class:`CheckoutIndex`; every helper answers one question by following
+inheritance (a class that declares nothing inherits its base's value).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ffgen import layout
+from ffgen.errors import UsageError
+from ffgen.verify.catalogue import CONTRACT_CONSTANTS
+from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo
+
+ARGS_REGISTRY_MODULE = "flow_factory.hparams.training_args._registry"
+TRAINER_REGISTRY_MODULE = "flow_factory.trainers.registry"
+ARGS_INIT_MODULE = "flow_factory.hparams.training_args"
+HPARAMS_INIT_MODULE = "flow_factory.hparams"
+ARGS_REGISTRY_NAME = "_TRAINING_ARGS_REGISTRY"
+TRAINER_REGISTRY_NAME = "_TRAINER_REGISTRY"
+BASE_TRAINER = "BaseTrainer"
+BASE_ARGS = "TrainingArguments"
+OFFLINE_ARGS = "OfflineFlowMatchingTrainingArguments"
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    key: str
+    line: int
+    value: ast.expr
+
+
+@dataclass(frozen=True)
+class Registry:
+    path: str
+    module: str
+    line: int
+    entries: tuple[RegistryEntry, ...]
+
+    def keys(self) -> tuple[str, ...]:
+        return tuple(e.key for e in self.entries)
+
+    def get(self, key: str) -> RegistryEntry | None:
+        return next((e for e in self.entries if e.key == key), None)
+
+
+@dataclass(frozen=True, eq=False)
+class Algorithm:
+    key: str
+    args_entry: RegistryEntry | None
+    trainer_entry: RegistryEntry | None
+    args_cls: ClassInfo | None
+    trainer_cls: ClassInfo | None
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A value found by walking a class's MRO: the value, who declared it and where."""
+
+    value: object
+    owner: ClassInfo | None
+    assign: Assignment | None
+
+    @property
+    def line(self) -> int:
+        if self.assign is not None:
+            return self.assign.line
+        return self.owner.line if self.owner else 1
+
+
+def read_registry(index: CheckoutIndex, module: str, name: str, path: str) -> Registry:
+    info = index.module(module)
+    if info is None:
+        raise UsageError(f"{path} is missing; verify needs both registries of a recent checkout")
+    binding = info.bindings.get(name)
+    if path in index.syntax_problems:
+        return Registry(path, module, 1, ())
+    if not isinstance(binding, Assignment) or not isinstance(binding.value, ast.Dict):
+        raise UsageError(f"{path} has no `{name} = {{...}}` dict literal; cannot read the registry")
+    entries = tuple(
+        RegistryEntry(k.value, k.lineno, v)
+        for k, v in zip(binding.value.keys, binding.value.values, strict=True)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+    )
+    return Registry(path, module, binding.line, entries)
+
+
+@dataclass(frozen=True, eq=False)
+class Facts:
+    index: CheckoutIndex
+    args_registry: Registry
+    trainer_registry: Registry
+    algorithms: tuple[Algorithm, ...]
+
+    def algorithm(self, key: str) -> Algorithm | None:
+        return next((a for a in self.algorithms if a.key == key), None)
+
+    def keys_for_args(self, cls: ClassInfo) -> tuple[str, ...]:
+        return tuple(a.key for a in self.algorithms if a.args_cls is cls)
+
+    def keys_for_trainer(self, cls: ClassInfo) -> tuple[str, ...]:
+        return tuple(a.key for a in self.algorithms if a.trainer_cls is cls)
+
+    # -- declarations ------------------------------------------------------------------------
+    def contract(self, cls: ClassInfo) -> Declared:
+        """The contract constant's name (or None when not a constant) resolved through the MRO."""
+        found = self.index.lookup(cls, "execution_contract")
+        if found is None:
+            return Declared(None, None, None)
+        owner, assign = found
+        name = self.index.constant_name(owner.module, assign.value, set(CONTRACT_CONSTANTS))
+        return Declared(name, owner, assign)
+
+    def acquisition(self, cls: ClassInfo | None) -> str | None:
+        if cls is None:
+            return None
+        name = self.contract(cls).value
+        return CONTRACT_CONSTANTS[name][0] if isinstance(name, str) else None
+
+    def feedback(self, cls: ClassInfo | None) -> str | None:
+        if cls is None:
+            return None
+        name = self.contract(cls).value
+        return CONTRACT_CONSTANTS[name][1] if isinstance(name, str) else None
+
+    def class_value(self, cls: ClassInfo, attr: str) -> Declared:
+        found = self.index.lookup(cls, attr)
+        if found is None:
+            return Declared(None, None, None)
+        owner, assign = found
+        return Declared(self.index.literal(owner.module, assign.value), owner, assign)
+
+    def paradigm(self, cls: ClassInfo | None) -> str | None:
+        if cls is None:
+            return None
+        value = self.class_value(cls, "paradigm").value
+        return value if isinstance(value, str) else None
+
+    def framework(self, cls: ClassInfo) -> set[int]:
+        """ids of BaseTrainer / TrainingArguments and everything they inherit."""
+        for c in self.index.mro(cls):
+            if c.name in (BASE_TRAINER, BASE_ARGS):
+                return {id(x) for x in self.index.mro(c)}
+        return set()
+
+    def own_classes(self, cls: ClassInfo) -> tuple[ClassInfo, ...]:
+        """The algorithm's own part of the MRO: the class and its non-framework ancestors."""
+        fw = self.framework(cls)
+        return tuple(c for c in self.index.mro(cls) if id(c) not in fw)
+
+    def own_method(self, cls: ClassInfo, name: str) -> ClassInfo | None:
+        return next((c for c in self.own_classes(cls) if name in c.methods), None)
+
+    def is_trainer_class(self, cls: ClassInfo) -> bool:
+        return any(c.name == BASE_TRAINER for c in self.index.mro(cls))
+
+    def roles(self, args_cls: ClassInfo | None) -> tuple[tuple[str, ...] | None, int]:
+        """``required_trainable_roles`` as a literal tuple (and its line), when declared."""
+        if args_cls is None:
+            return None, 0
+        owner = self.own_method(args_cls, "required_trainable_roles")
+        if owner is None:
+            return None, 0
+        fn = owner.methods["required_trainable_roles"]
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Return):
+                value = self.index.literal(owner.module, node.value)
+                if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
+                    return tuple(value), fn.lineno
+        return (), fn.lineno
+
+
+def build_facts(index: CheckoutIndex) -> Facts:
+    args = read_registry(index, ARGS_REGISTRY_MODULE, ARGS_REGISTRY_NAME, layout.ARGS_REGISTRY)
+    trainers = read_registry(
+        index, TRAINER_REGISTRY_MODULE, TRAINER_REGISTRY_NAME, layout.TRAINER_REGISTRY
+    )
+    keys = list(dict.fromkeys([*args.keys(), *trainers.keys()]))
+    algorithms = tuple(_algorithm(index, k, args.get(k), trainers.get(k)) for k in keys)
+    return Facts(index, args, trainers, algorithms)
+
+
+def _algorithm(
+    index: CheckoutIndex, key: str, a: RegistryEntry | None, t: RegistryEntry | None
+) -> Algorithm:
+    args_cls = index.resolve_class(ARGS_REGISTRY_MODULE, a.value) if a is not None else None
+    trainer_cls = None
+    if t is not None and isinstance(t.value, ast.Constant) and isinstance(t.value.value, str):
+        trainer_cls = index.resolve_dotted_class(t.value.value)
+    return Algorithm(key, a, t, args_cls, trainer_cls)
+
+
+def module_info(index: CheckoutIndex, dotted: str) -> ModuleInfo | None:
+    return index.module(dotted)
