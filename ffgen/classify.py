@@ -174,7 +174,10 @@ def forced_value(prop: str, a: Answers) -> tuple[object, str] | None:
         if acq is Acquisition.DATASET:
             return Feedback.NONE, "dataset acquisition has no runtime reward (offline contract)"
         if par is Paradigm.COUPLED:
-            return Feedback.RUNTIME_REWARD, "coupled objectives weight likelihood ratios by advantages"
+            return (
+                Feedback.RUNTIME_REWARD,
+                "coupled objectives weight likelihood ratios by advantages",
+            )
         if par is Paradigm.DISTILLATION:
             return Feedback.NONE, "distillation learns from a teacher, not from rewards"
     if prop == "paradigm":
@@ -270,7 +273,9 @@ def check_rules(a: Answers) -> None:
                 "paradigm=coupled needs feedback=runtime_reward: its objective weights likelihood "
                 "ratios by advantages; use paradigm=distillation for reward-free generation"
             )
-    if par is Paradigm.DISTILLATION and (acq is Acquisition.DATASET or fb is Feedback.RUNTIME_REWARD):
+    if par is Paradigm.DISTILLATION and (
+        acq is Acquisition.DATASET or fb is Feedback.RUNTIME_REWARD
+    ):
         raise RefusedError(
             "paradigm=distillation needs acquisition=generation and feedback=none "
             "(the ONLINE_NO_FEEDBACK contract): the student learns from a teacher on its own "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -37,23 +36,25 @@ def _fail(exc: FfgenError, debug: bool) -> None:
 @app.command()
 def new(
     name: str = typer.Argument(..., help="Algorithm name, e.g. my-algo (registry key)."),
-    checkout: Optional[Path] = typer.Option(None, help="Flow-Factory checkout root."),
-    acquisition: Optional[str] = typer.Option(None, help="generation|dataset"),
-    feedback: Optional[str] = typer.Option(None, help="runtime_reward|none"),
-    paradigm: Optional[str] = typer.Option(None, help="coupled|decoupled|distillation"),
-    dynamics: Optional[str] = typer.Option(None, help="sde|ode|any"),
-    supervision: Optional[str] = typer.Option(
+    checkout: Path | None = typer.Option(None, help="Flow-Factory checkout root."),
+    acquisition: str | None = typer.Option(None, help="generation|dataset"),
+    feedback: str | None = typer.Option(None, help="runtime_reward|none"),
+    paradigm: str | None = typer.Option(None, help="coupled|decoupled|distillation"),
+    dynamics: str | None = typer.Option(None, help="sde|ode|any"),
+    supervision: str | None = typer.Option(
         None, help="prompts|demonstrations|preference_pairs|record:<TypeName>"
     ),
-    state: Optional[str] = typer.Option(None, help="legacy|structured"),
-    ownership: Optional[str] = typer.Option(None, help="single|multi_role|snapshots"),
-    roles: Optional[str] = typer.Option(None, help="Role names for multi_role: a,b"),
-    model_type: Optional[str] = typer.Option(None, help="Model type for the example config."),
-    finetune_type: Optional[str] = typer.Option(None, help="lora|full"),
-    category: Optional[str] = typer.Option(None, help="Trainer folder (default from answers)."),
-    class_name: Optional[str] = typer.Option(None, help="Class stem, e.g. GRPOX for acronyms."),
+    state: str | None = typer.Option(None, help="legacy|structured"),
+    ownership: str | None = typer.Option(None, help="single|multi_role|snapshots"),
+    roles: str | None = typer.Option(None, help="Role names for multi_role: a,b"),
+    model_type: str | None = typer.Option(None, help="Model type for the example config."),
+    finetune_type: str | None = typer.Option(None, help="lora|full"),
+    category: str | None = typer.Option(None, help="Trainer folder (default from answers)."),
+    class_name: str | None = typer.Option(None, help="Class stem, e.g. GRPOX for acronyms."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Never ask; take sound defaults."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diffs; write nothing."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Show the plan and diffs; write nothing."
+    ),
     force: bool = typer.Option(False, "--force", help="Overwrite conflicting files."),
     fmt: str = typer.Option("text", "--format", help="text|json"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),

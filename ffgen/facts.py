@@ -41,7 +41,9 @@ def parse_module(view: CheckoutView, rel: str) -> ast.Module:
     try:
         return ast.parse(text, filename=rel)
     except SyntaxError as exc:
-        raise RefusedError(f"{rel}:{exc.lineno}: does not parse ({exc.msg}); fix it first") from None
+        raise RefusedError(
+            f"{rel}:{exc.lineno}: does not parse ({exc.msg}); fix it first"
+        ) from None
 
 
 def module_level_names(tree: ast.Module) -> set[str]:
@@ -76,7 +78,7 @@ def _registry_items(view: CheckoutView, rel: str, name: str) -> tuple[tuple[str,
     if found is None:
         raise RefusedError(f"{rel}: no `{name} = {{...}}` dict literal; ffgen cannot read it")
     items = []
-    for k, v in zip(found.keys, found.values):
+    for k, v in zip(found.keys, found.values, strict=True):
         if isinstance(k, ast.Constant) and isinstance(k.value, str):
             value = v.id if isinstance(v, ast.Name) else getattr(v, "value", "")
             items.append((k.value, str(value)))

@@ -67,7 +67,9 @@ def manifest_for(ctx: RenderContext) -> Manifest:
             RegistryEdit(
                 layout.ARGS_INIT,
                 "training_args re-export and __all__",
-                lambda s: edits.add_args_init_export(s, module=ctx.module, class_name=ctx.args_class),
+                lambda s: edits.add_args_init_export(
+                    s, module=ctx.module, class_name=ctx.args_class
+                ),
                 lambda s: edits.remove_args_init_export(
                     s, module=ctx.module, class_name=ctx.args_class
                 ),

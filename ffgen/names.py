@@ -52,8 +52,10 @@ def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
     module = key.replace("-", "_")
     if keyword.iskeyword(module) or keyword.issoftkeyword(module):
         raise UsageError(f"NAME {raw!r} is a Python keyword; choose another name")
-    stem = class_name if class_name is not None else "".join(
-        part[:1].upper() + part[1:] for part in key.split("-")
+    stem = (
+        class_name
+        if class_name is not None
+        else "".join(part[:1].upper() + part[1:] for part in key.split("-"))
     )
     if not stem.isascii() or not _STEM_RE.match(stem) or keyword.iskeyword(stem):
         raise UsageError(

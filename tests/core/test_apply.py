@@ -10,7 +10,9 @@ from ffgen.plan import FileChange, Plan, Status
 
 def snapshot(root: Path) -> dict[str, str]:
     return {
-        p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()
+        p.relative_to(root).as_posix(): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -68,10 +70,13 @@ def test_failure_during_apply_restores_every_file(tree, monkeypatch, fail_on):
 
 def test_invalid_python_is_refused_before_any_write(tree):
     before = snapshot(tree)
-    plan = Plan("x", (
-        FileChange("pkg/a.py", Status.UPDATE, "A = 1\n", "A = 2\n"),
-        FileChange("pkg/bad.py", Status.CREATE, None, "def (:\n"),
-    ))
+    plan = Plan(
+        "x",
+        (
+            FileChange("pkg/a.py", Status.UPDATE, "A = 1\n", "A = 2\n"),
+            FileChange("pkg/bad.py", Status.CREATE, None, "def (:\n"),
+        ),
+    )
     with pytest.raises(RefusedError, match="does not compile"):
         apply_plan(tree, plan)
     assert snapshot(tree) == before

@@ -19,8 +19,12 @@ def test_recent_layout_is_found_from_a_subdirectory(tmp_path):
 
 
 def test_old_layout_is_refused_naming_what_is_missing(tmp_path):
-    touch(tmp_path, "src/flow_factory/__init__.py", layout.OLD_TRAINING_ARGS_MODULE,
-          "src/flow_factory/trainers/grpo.py")
+    touch(
+        tmp_path,
+        "src/flow_factory/__init__.py",
+        layout.OLD_TRAINING_ARGS_MODULE,
+        "src/flow_factory/trainers/grpo.py",
+    )
     with pytest.raises(RefusedError, match="older Flow-Factory layout.*contracts/execution.py"):
         find_root(tmp_path)
 

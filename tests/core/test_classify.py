@@ -36,34 +36,63 @@ def complete(**kw):
     ("kw", "contract", "family", "category"),
     [
         (
-            dict(acquisition=Acquisition.GENERATION, feedback=Feedback.RUNTIME_REWARD,
-                 paradigm=Paradigm.COUPLED, dynamics=Dynamics.SDE),
-            Contract.ONLINE, Family.GRPO, "rl",
+            dict(
+                acquisition=Acquisition.GENERATION,
+                feedback=Feedback.RUNTIME_REWARD,
+                paradigm=Paradigm.COUPLED,
+                dynamics=Dynamics.SDE,
+            ),
+            Contract.ONLINE,
+            Family.GRPO,
+            "rl",
         ),
         (
-            dict(acquisition=Acquisition.GENERATION, feedback=Feedback.RUNTIME_REWARD,
-                 paradigm=Paradigm.DECOUPLED),
-            Contract.ONLINE, Family.AWM, "rl",
+            dict(
+                acquisition=Acquisition.GENERATION,
+                feedback=Feedback.RUNTIME_REWARD,
+                paradigm=Paradigm.DECOUPLED,
+            ),
+            Contract.ONLINE,
+            Family.AWM,
+            "rl",
         ),
         (
-            dict(acquisition=Acquisition.GENERATION, feedback=Feedback.NONE,
-                 ownership=Ownership.SNAPSHOTS),
-            Contract.ONLINE_NO_FEEDBACK, Family.OPD, "distillation",
+            dict(
+                acquisition=Acquisition.GENERATION,
+                feedback=Feedback.NONE,
+                ownership=Ownership.SNAPSHOTS,
+            ),
+            Contract.ONLINE_NO_FEEDBACK,
+            Family.OPD,
+            "distillation",
         ),
         (
-            dict(acquisition=Acquisition.DATASET,
-                 supervision=Supervision(SupervisionKind.DEMONSTRATIONS)),
-            Contract.OFFLINE, Family.SFT, "offline",
+            dict(
+                acquisition=Acquisition.DATASET,
+                supervision=Supervision(SupervisionKind.DEMONSTRATIONS),
+            ),
+            Contract.OFFLINE,
+            Family.SFT,
+            "offline",
         ),
         (
-            dict(acquisition=Acquisition.DATASET, ownership=Ownership.SNAPSHOTS,
-                 supervision=Supervision(SupervisionKind.PREFERENCE_PAIRS)),
-            Contract.OFFLINE, Family.OFFLINE_DPO, "offline",
+            dict(
+                acquisition=Acquisition.DATASET,
+                ownership=Ownership.SNAPSHOTS,
+                supervision=Supervision(SupervisionKind.PREFERENCE_PAIRS),
+            ),
+            Contract.OFFLINE,
+            Family.OFFLINE_DPO,
+            "offline",
         ),
         (
-            dict(acquisition=Acquisition.DATASET,
-                 supervision=Supervision(SupervisionKind.RECORD, "EditRecord")),
-            Contract.OFFLINE, Family.RECORD, "offline",
+            dict(
+                acquisition=Acquisition.DATASET,
+                supervision=Supervision(SupervisionKind.RECORD, "EditRecord"),
+            ),
+            Contract.OFFLINE,
+            Family.RECORD,
+            "offline",
         ),
     ],
 )
@@ -73,8 +102,11 @@ def test_contract_family_and_category(kw, contract, family, category):
 
 
 def test_dataset_with_runtime_reward_is_refused_with_the_reason():
-    a = complete(acquisition=Acquisition.DATASET, feedback=Feedback.RUNTIME_REWARD,
-                 supervision=Supervision(SupervisionKind.DEMONSTRATIONS))
+    a = complete(
+        acquisition=Acquisition.DATASET,
+        feedback=Feedback.RUNTIME_REWARD,
+        supervision=Supervision(SupervisionKind.DEMONSTRATIONS),
+    )
     with pytest.raises(RefusedError, match="no execution contract covers"):
         classify(a)
 
@@ -85,24 +117,60 @@ def test_forced_answers_follow_from_earlier_ones():
     assert any("feedback = none" in n for n in notes)
     a, _ = fill_forced(Answers(paradigm=Paradigm.COUPLED))
     assert (a.acquisition, a.feedback, a.dynamics) == (
-        Acquisition.GENERATION, Feedback.RUNTIME_REWARD, Dynamics.SDE)
+        Acquisition.GENERATION,
+        Feedback.RUNTIME_REWARD,
+        Dynamics.SDE,
+    )
 
 
 @pytest.mark.parametrize(
     ("kw", "match"),
     [
-        (dict(acquisition=Acquisition.GENERATION, feedback=Feedback.RUNTIME_REWARD,
-              paradigm=Paradigm.COUPLED, dynamics=Dynamics.ODE), "needs dynamics=sde"),
-        (dict(acquisition=Acquisition.DATASET, paradigm=Paradigm.COUPLED,
-              supervision=Supervision(SupervisionKind.DEMONSTRATIONS)), "coupled needs"),
-        (dict(acquisition=Acquisition.GENERATION, feedback=Feedback.NONE,
-              paradigm=Paradigm.DECOUPLED), "no training signal"),
-        (dict(acquisition=Acquisition.DATASET, supervision=Supervision(SupervisionKind.PROMPTS)),
-         "dataset supervision"),
-        (dict(acquisition=Acquisition.GENERATION, feedback=Feedback.RUNTIME_REWARD,
-              paradigm=Paradigm.DISTILLATION), "distillation needs"),
-        (dict(acquisition=Acquisition.DATASET, ownership=Ownership.SINGLE,
-              supervision=Supervision(SupervisionKind.PREFERENCE_PAIRS)), "ownership=single"),
+        (
+            dict(
+                acquisition=Acquisition.GENERATION,
+                feedback=Feedback.RUNTIME_REWARD,
+                paradigm=Paradigm.COUPLED,
+                dynamics=Dynamics.ODE,
+            ),
+            "needs dynamics=sde",
+        ),
+        (
+            dict(
+                acquisition=Acquisition.DATASET,
+                paradigm=Paradigm.COUPLED,
+                supervision=Supervision(SupervisionKind.DEMONSTRATIONS),
+            ),
+            "coupled needs",
+        ),
+        (
+            dict(
+                acquisition=Acquisition.GENERATION,
+                feedback=Feedback.NONE,
+                paradigm=Paradigm.DECOUPLED,
+            ),
+            "no training signal",
+        ),
+        (
+            dict(acquisition=Acquisition.DATASET, supervision=Supervision(SupervisionKind.PROMPTS)),
+            "dataset supervision",
+        ),
+        (
+            dict(
+                acquisition=Acquisition.GENERATION,
+                feedback=Feedback.RUNTIME_REWARD,
+                paradigm=Paradigm.DISTILLATION,
+            ),
+            "distillation needs",
+        ),
+        (
+            dict(
+                acquisition=Acquisition.DATASET,
+                ownership=Ownership.SINGLE,
+                supervision=Supervision(SupervisionKind.PREFERENCE_PAIRS),
+            ),
+            "ownership=single",
+        ),
     ],
 )
 def test_cross_answer_rules_refuse(kw, match):
@@ -111,8 +179,12 @@ def test_cross_answer_rules_refuse(kw, match):
 
 
 def test_multi_role_needs_two_distinct_roles():
-    base = dict(acquisition=Acquisition.GENERATION, feedback=Feedback.RUNTIME_REWARD,
-                paradigm=Paradigm.DECOUPLED, ownership=Ownership.MULTI_ROLE)
+    base = dict(
+        acquisition=Acquisition.GENERATION,
+        feedback=Feedback.RUNTIME_REWARD,
+        paradigm=Paradigm.DECOUPLED,
+        ownership=Ownership.MULTI_ROLE,
+    )
     with pytest.raises(UsageError, match="two distinct role"):
         classify(complete(**base, roles=("gen", "gen")))
     with pytest.raises(UsageError, match="two distinct role"):
@@ -122,8 +194,13 @@ def test_multi_role_needs_two_distinct_roles():
 
 def test_roles_without_multi_role_is_a_usage_error():
     with pytest.raises(UsageError, match="--roles only applies"):
-        classify(complete(acquisition=Acquisition.DATASET, roles=("a", "b"),
-                          supervision=Supervision(SupervisionKind.DEMONSTRATIONS)))
+        classify(
+            complete(
+                acquisition=Acquisition.DATASET,
+                roles=("a", "b"),
+                supervision=Supervision(SupervisionKind.DEMONSTRATIONS),
+            )
+        )
 
 
 @pytest.mark.parametrize("text", ["record:lower", "record:", "images", "record"])

@@ -10,7 +10,9 @@ def test_flags_parse_into_typed_answers():
         dict(acquisition="dataset", supervision="record:EditRecord", roles=None, model_type="toy")
     )
     assert a.acquisition is Acquisition.DATASET
-    assert a.supervision.kind is SupervisionKind.RECORD and a.supervision.record_type == "EditRecord"
+    assert (
+        a.supervision.kind is SupervisionKind.RECORD and a.supervision.record_type == "EditRecord"
+    )
 
 
 def test_bad_flag_value_names_the_flag_and_choices():
@@ -20,8 +22,12 @@ def test_bad_flag_value_names_the_flag_and_choices():
 
 def test_non_interactive_fills_forced_and_defaults():
     a, notes = interview.complete_non_interactive(
-        Answers(acquisition=Acquisition.DATASET, supervision=interview.QUESTIONS["supervision"]
-                .parse("demonstrations")), ("toy",))
+        Answers(
+            acquisition=Acquisition.DATASET,
+            supervision=interview.QUESTIONS["supervision"].parse("demonstrations"),
+        ),
+        ("toy",),
+    )
     assert a.feedback is Feedback.NONE and a.paradigm is Paradigm.DECOUPLED
     assert a.ownership is Ownership.SINGLE and a.model_type == "toy"
     assert notes
@@ -53,8 +59,16 @@ def test_interview_asks_only_open_questions_and_revalidates():
     a = interview.interview(Answers(), ("toy",), ask, said.append)
     # feedback asked twice (first reply invalid); dynamics and supervision forced, not asked
     # feedback is asked twice (the first reply is invalid); dynamics and supervision are forced
-    assert asked == ["acquisition", "feedback", "feedback", "paradigm", "state", "ownership",
-                     "finetune_type", "model_type"]
+    assert asked == [
+        "acquisition",
+        "feedback",
+        "feedback",
+        "paradigm",
+        "state",
+        "ownership",
+        "finetune_type",
+        "model_type",
+    ]
     assert any("not valid" in s for s in said)
     assert any("dynamics = sde" in s for s in said)
     assert a.paradigm is Paradigm.COUPLED
