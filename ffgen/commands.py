@@ -15,7 +15,7 @@ from ffgen.apply import apply_plan
 from ffgen.checkout import CheckoutView, find_root
 from ffgen.classify import Answers, Classification, classify
 from ffgen.context import build_context
-from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
+from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.facts import CheckoutFacts, read_facts
 from ffgen.names import parse_name
 from ffgen.plan import Plan, Status, build_plan
@@ -41,8 +41,8 @@ class NewRequest:
     fmt: str
 
 
-def run_new(req: NewRequest, console: Console | None = None) -> int:
-    console = console or Console(highlight=False, soft_wrap=True)
+def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classification]:
+    """Every stage up to the plan: nothing is written."""
     if req.fmt not in ("text", "json"):
         raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
     names = parse_name(req.name, req.class_name)
@@ -54,6 +54,12 @@ def run_new(req: NewRequest, console: Console | None = None) -> int:
     check_example_choices(classification, facts)
     ctx = build_context(names, classification)
     plan = build_plan(view, facts, names, classification, ctx, force=req.force)
+    return root, plan, classification
+
+
+def run_new(req: NewRequest, console: Console | None = None) -> int:
+    console = console or Console(highlight=False, soft_wrap=True)
+    root, plan, classification = prepare_new(req, console)
     if req.fmt == "json":
         console.print_json(json.dumps(plan_json(plan, classification)))
     else:
@@ -69,7 +75,7 @@ def run_new(req: NewRequest, console: Console | None = None) -> int:
     written = apply_plan(root, plan)
     if req.fmt == "text":
         console.print(f"{len(written)} file(s) written under {root}")
-    return EXIT_OK if not plan.conflicts else EXIT_REFUSED
+    return EXIT_OK
 
 
 def gather_answers(req: NewRequest, facts: CheckoutFacts, console: Console) -> Answers:
