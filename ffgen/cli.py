@@ -109,10 +109,10 @@ def sandbox(
 
 @app.command()
 def verify(
-    checkout: Optional[Path] = typer.Option(None, help="Flow-Factory checkout root."),
-    algorithm: Optional[str] = typer.Option(None, help="Check one registry key only."),
+    checkout: Path | None = typer.Option(None, help="Flow-Factory checkout root."),
+    algorithm: str | None = typer.Option(None, help="Check one registry key only."),
     fmt: str = typer.Option("text", "--format", help="text|json|github"),
-    explain: Optional[str] = typer.Option(None, help="Print the rationale of a rule ID."),
+    explain: str | None = typer.Option(None, help="Print the rationale of a rule ID."),
 ) -> None:
     """Check every algorithm in a checkout against the integration rules (static, fast)."""
     from ffgen.verify.command import verify_cmd

@@ -18,7 +18,7 @@ from ffgen.context import build_context
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.facts import CheckoutFacts, read_facts
 from ffgen.names import parse_name
-from ffgen.plan import Plan, Status, build_plan
+from ffgen.plan import Plan, Status, build_plan, check_plan_verifies
 
 _CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _STYLE = {
@@ -54,6 +54,7 @@ def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classifi
     check_example_choices(classification, facts)
     ctx = build_context(names, classification)
     plan = build_plan(view, facts, names, classification, ctx, force=req.force)
+    check_plan_verifies(view, plan)
     return root, plan, classification
 
 

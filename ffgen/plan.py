@@ -212,3 +212,18 @@ def _with(view: CheckoutView, change: FileChange) -> CheckoutView:
     from ffgen.checkout import Overlay
 
     return Overlay(base=view, changes={change.path: change.new})
+
+
+def check_plan_verifies(view: CheckoutView, plan: Plan) -> None:
+    """Refuse a plan that ``ffgen verify`` would flag: run it on the checkout as it would be."""
+    from ffgen.checkout import Overlay
+    from ffgen.verify import introduced_errors, run_verify
+
+    after = Overlay(base=view, changes={c.path: c.new for c in plan.changes})
+    new_errors = introduced_errors(run_verify(view), run_verify(after))
+    if new_errors:
+        f = new_errors[0]
+        raise RefusedError(
+            f"the plan would fail `ffgen verify`: {f.rule_id} {f.path}:{f.line}: {f.message} "
+            f"({len(new_errors)} error(s)); nothing was written"
+        )

@@ -77,6 +77,11 @@ RULES: tuple[Rule, ...] = (
        "hparams/__init__.py re-exports every args class from .training_args and lists it in "
        "__all__, so `from flow_factory.hparams import XTrainingArguments` works.",
        "add the class to the `from .training_args import (...)` block and to __all__"),
+    _R("FF107", "base class does not resolve", ERROR,
+       "An args or trainer class names a base that is neither defined nor imported (or whose "
+       "in-package import points nowhere); the module fails at import, and verify cannot follow "
+       "inheritance to the contract, paradigm or hooks.",
+       "import the base class (e.g. `from ..abc import BaseTrainer`) or fix its module path"),
     _R("FF201", "execution contracts differ", ERROR,
        "BaseTrainer.validate_training_arguments_contract refuses a trainer whose class-level "
        "execution_contract differs from its args class's; inheritance and base defaults count "
@@ -90,7 +95,7 @@ RULES: tuple[Rule, ...] = (
     _R("FF203", "trainer declares no paradigm", ERROR,
        "BaseTrainer.paradigm is None; every trainer states whether its objective is coupled, "
        "decoupled or distillation, which selects the dynamics check.",
-       "add `paradigm: ClassVar[Literal[\"decoupled\"]] = \"decoupled\"` (or coupled/distillation)"),
+       "add `paradigm: ClassVar[Literal['decoupled']] = 'decoupled'` (or coupled/distillation)"),
     _R("FF204", "coupled trainer without generation + runtime_reward", ERROR,
        "A coupled objective replays the sampler's transition densities against runtime rewards; "
        "it needs generated acquisition and runtime feedback.",
@@ -122,7 +127,7 @@ RULES: tuple[Rule, ...] = (
     _R("FF402", "trainer_type default is not the registry key", ERROR,
        "Arguments.from_dict selects the args class by train.trainer_type and the class checks "
        "its own trainer_type; a default or Literal that differs from the key breaks selection.",
-       "set `trainer_type: Literal[\"<key>\"] = field(default=\"<key>\")` for every key of the class"),
+       "set `trainer_type: Literal['<key>'] = field(default='<key>')` listing every key"),
     _R("FF501", "example trainer_type not registered", ERROR,
        "An example whose train.trainer_type is not a registry key fails in Arguments.from_dict.",
        "use a registered key in train.trainer_type"),

@@ -94,14 +94,20 @@ class Facts:
     trainer_registry: Registry
     algorithms: tuple[Algorithm, ...]
 
+    def __post_init__(self) -> None:
+        by_args: dict[int, tuple[str, ...]] = {}
+        for a in self.algorithms:
+            if a.args_cls is not None:
+                by_args[id(a.args_cls)] = (*by_args.get(id(a.args_cls), ()), a.key)
+        object.__setattr__(self, "_by_key", {a.key: a for a in self.algorithms})
+        object.__setattr__(self, "_by_args", by_args)
+
     def algorithm(self, key: str) -> Algorithm | None:
-        return next((a for a in self.algorithms if a.key == key), None)
+        return self._by_key.get(key)
 
     def keys_for_args(self, cls: ClassInfo) -> tuple[str, ...]:
-        return tuple(a.key for a in self.algorithms if a.args_cls is cls)
-
-    def keys_for_trainer(self, cls: ClassInfo) -> tuple[str, ...]:
-        return tuple(a.key for a in self.algorithms if a.trainer_cls is cls)
+        """Every registry key whose args class is ``cls`` (aliases share one class)."""
+        return self._by_args.get(id(cls), ())
 
     # -- declarations ------------------------------------------------------------------------
     def contract(self, cls: ClassInfo) -> Declared:
@@ -153,6 +159,19 @@ class Facts:
     def own_method(self, cls: ClassInfo, name: str) -> ClassInfo | None:
         return next((c for c in self.own_classes(cls) if name in c.methods), None)
 
+    def effective_methods(self, cls: ClassInfo) -> list[tuple[ClassInfo, ast.AST]]:
+        """Own methods that actually run: the first definition of each name in the MRO, plus
+        the next ones while a definition calls ``super().<name>()``."""
+        out: list[tuple[ClassInfo, ast.AST]] = []
+        own = self.own_classes(cls)
+        for name in dict.fromkeys(n for c in own for n in c.methods):
+            for owner in (c for c in own if name in c.methods):
+                fn = owner.methods[name]
+                out.append((owner, fn))
+                if not _calls_super(fn, name):
+                    break
+        return out
+
     def is_trainer_class(self, cls: ClassInfo) -> bool:
         return any(c.name == BASE_TRAINER for c in self.index.mro(cls))
 
@@ -170,6 +189,14 @@ class Facts:
                 if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
                     return tuple(value), fn.lineno
         return (), fn.lineno
+
+
+def _calls_super(fn: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+        and isinstance(n.func.value, ast.Call) and getattr(n.func.value.func, "id", "") == "super"
+        for n in ast.walk(fn)
+    )
 
 
 def build_facts(index: CheckoutIndex) -> Facts:

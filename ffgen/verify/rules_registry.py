@@ -50,8 +50,8 @@ def check_trainer_paths(facts: Facts) -> Iterator[Finding]:
         if not isinstance(value, str) or "." not in value:
             msg = f"trainer entry for {alg.key!r} is not a dotted path string"
         elif not facts.index.module_exists(value.rpartition(".")[0]):
-            msg = f"trainer path {value!r}: module {layout.dotted_to_path(value.rpartition('.')[0])}"
-            msg += " does not exist"
+            module_file = layout.dotted_to_path(value.rpartition(".")[0])
+            msg = f"trainer path {value!r}: module {module_file} does not exist"
         else:
             msg = f"trainer path {value!r}: class {value.rpartition('.')[2]} is not defined there"
         yield finding("FF103", reg.path, e.line, alg.key, msg)
@@ -110,8 +110,30 @@ def _reexport(
     )
 
 
+def check_bases(facts: Facts) -> Iterator[Finding]:
+    """FF107: every base of an algorithm's own classes resolves."""
+    seen: set[int] = set()
+    for alg in facts.algorithms:
+        for cls in (alg.args_cls, alg.trainer_cls):
+            for owner in facts.own_classes(cls) if cls is not None else ():
+                if id(owner) in seen:
+                    continue
+                seen.add(id(owner))
+                for base in owner.bases:
+                    if facts.index.resolve_expr(owner.module, base) is None and not (
+                        isinstance(base, ast.Name) and base.id in _BUILTIN_BASES
+                    ):
+                        yield finding(
+                            "FF107", owner.path, base.lineno, alg.key,
+                            f"{owner.name}'s base {ast.unparse(base)} does not resolve",
+                        )
+
+
+_BUILTIN_BASES = frozenset({"object", "Exception", "dict", "tuple", "list"})
+
+
 def _short(path: str) -> str:
     return path.rpartition("/")[2] if path.endswith("_registry.py") else "trainers/registry.py"
 
 
-RULES = (check_keys, check_trainer_paths, check_args_imports, check_reexports)
+RULES = (check_keys, check_trainer_paths, check_args_imports, check_reexports, check_bases)

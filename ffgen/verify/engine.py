@@ -1,0 +1,58 @@
+"""Run every rule over a checkout view and collect a :class:`Report`."""
+
+from __future__ import annotations
+
+from ffgen.checkout import CheckoutView
+from ffgen.errors import UsageError
+from ffgen.verify import rules_classes, rules_examples, rules_registry, rules_roles
+from ffgen.verify.catalogue import finding
+from ffgen.verify.examples import load_examples
+from ffgen.verify.exceptions import apply_accepted, load_accepted
+from ffgen.verify.facts import build_facts
+from ffgen.verify.index import CheckoutIndex
+from ffgen.verify.model import Finding, Report
+
+FACT_RULES = (*rules_registry.RULES, *rules_classes.RULES, *rules_roles.RULES)
+
+
+def run_verify(view: CheckoutView, *, algorithm: str | None = None) -> Report:
+    """Check every algorithm in ``view`` (or only ``algorithm``); apply accepted exceptions.
+
+    Raises :class:`UsageError` when the view has no readable registries or ``algorithm`` is not
+    a registered key.
+    """
+    index = CheckoutIndex(view)
+    facts = build_facts(index)
+    keys = tuple(a.key for a in facts.algorithms)
+    if algorithm is not None and algorithm not in keys:
+        raise UsageError(f"--algorithm {algorithm!r} is not registered; known keys: "
+                         f"{', '.join(keys) or '(none)'}")
+    accepted = load_accepted(view)
+    found: list[Finding] = [f for rule in FACT_RULES for f in rule(facts)]
+    found += rules_examples.check_examples(facts, load_examples(view))
+    found += _syntax(index)
+    if algorithm is not None:
+        found = [f for f in found if f.algorithm == algorithm or f.rule_id == "FF001"]
+    kept, hidden = apply_accepted(_dedupe(found), accepted, algorithm)
+    selected = (algorithm,) if algorithm is not None else keys
+    return Report(tuple(sorted(kept, key=_order(selected))), selected, tuple(hidden))
+
+
+def _syntax(index: CheckoutIndex) -> list[Finding]:
+    return [
+        finding("FF001", p.path, p.line, None, f"syntax error: {p.message}")
+        for p in index.syntax_problems.values()
+    ]
+
+
+def _dedupe(found: list[Finding]) -> list[Finding]:
+    return list(dict.fromkeys(found))
+
+
+def _order(keys: tuple[str, ...]):
+    rank = {k: i for i, k in enumerate(keys)}
+
+    def key(f: Finding) -> tuple:
+        return (rank.get(f.algorithm, -1) if f.algorithm else -1, f.path, f.line, f.rule_id)
+
+    return key

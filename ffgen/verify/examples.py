@@ -1,0 +1,78 @@
+"""Example YAML configs, loaded with PyYAML and kept with their node tree for line numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ffgen import layout
+from ffgen.checkout import CheckoutView
+
+PATTERNS = (f"{layout.EXAMPLES_DIR}/**/*.yaml", f"{layout.EXAMPLES_DIR}/**/*.yml")
+DEFAULT_TRAINER_TYPE = "grpo"  # Arguments.from_dict's default
+
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    path: str
+    data: Any  # the loaded document (None when it did not parse)
+    node: Any  # the composed yaml node, for line numbers
+    error: tuple[int, str] | None = None
+
+    @property
+    def train(self) -> dict:
+        t = self.data.get("train") if isinstance(self.data, dict) else None
+        return t if isinstance(t, dict) else {}
+
+    @property
+    def trainer_type(self) -> str:
+        value = self.train.get("trainer_type", DEFAULT_TRAINER_TYPE)
+        return str(value).lower()
+
+    def line(self, *keys: str | int) -> int:
+        """1-based line of the deepest existing node along ``keys``; when not even the first key
+        exists, the line that selects the algorithm (``train.trainer_type``), else 1."""
+        node, line = self.node, 0
+        for key in keys:
+            child = _child(node, key)
+            if child is None:
+                break
+            node, line = child[1], child[0]
+        if line == 0 and keys[:2] != ("train", "trainer_type"):
+            return self.line("train", "trainer_type")
+        return line or 1
+
+
+def _child(node: Any, key: str | int) -> tuple[int, Any] | None:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode) and isinstance(key, str):
+        for k, v in node.value:
+            if getattr(k, "value", None) == key:
+                return k.start_mark.line + 1, v
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+        v = node.value[key]
+        return v.start_mark.line + 1, v
+    return None
+
+
+def load_examples(view: CheckoutView) -> tuple[Example, ...]:
+    paths = sorted({p for pattern in PATTERNS for p in view.files(pattern)})
+    return tuple(load_example(p, view.read(p) or "") for p in paths)
+
+
+def load_example(path: str, text: str) -> Example:
+    import yaml
+
+    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_cls(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        return Example(path, None, None, (line, str(getattr(exc, "problem", exc))))
+    finally:
+        loader.dispose()
+    return Example(path, data, node)

@@ -1,0 +1,48 @@
+"""Shared helpers: copy the faithful checkout and mutate one thing per case."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ffgen.checkout import CheckoutView
+from ffgen.verify import Report, run_verify
+
+FAITHFUL = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"
+PKG = "src/flow_factory"
+ARGS = f"{PKG}/hparams/training_args"
+TRAINERS = f"{PKG}/trainers"
+
+
+class Checkout:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def edit(self, rel: str, old: str, new: str, count: int = 1) -> None:
+        path = self.root / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text, f"{old!r} not in {rel}"
+        path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    def line(self, rel: str, needle: str) -> int:
+        lines = (self.root / rel).read_text(encoding="utf-8").splitlines()
+        if needle.startswith("="):  # whole-line match
+            return next(i for i, text in enumerate(lines, 1) if text == needle[1:])
+        return next(i for i, text in enumerate(lines, 1) if needle in text)
+
+    def verify(self, algorithm: str | None = None) -> Report:
+        return run_verify(CheckoutView(self.root), algorithm=algorithm)
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Checkout:
+    root = tmp_path / "checkout"
+    shutil.copytree(FAITHFUL, root)
+    return Checkout(root)
