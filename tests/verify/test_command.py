@@ -91,9 +91,6 @@ def test_unreadable_registry_exit_2(checkout, capsys):
     assert "_TRAINER_REGISTRY" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    not (SANDBOX / "src/flow_factory/trainers/registry.py").is_file(), reason="no sandbox yet"
-)
 def test_sandbox_has_no_errors(capsys):
     code = verify_cmd(SANDBOX, None, "json", None)
     payload = json.loads(capsys.readouterr().out)

@@ -15,10 +15,14 @@ from ...contracts.execution import (
 )
 from ..abc import ArgABC
 
-_CONTRACT_KEY_ERROR = "train.execution_contract is selected by trainer_type and cannot be configured"
+_CONTRACT_KEY_ERROR = (
+    "train.execution_contract is selected by trainer_type and cannot be configured"
+)
 
 
-def compute_gradient_accumulation_steps(num_batches_per_epoch: int, gradient_step_per_epoch: int):
+def compute_gradient_accumulation_steps(
+    num_batches_per_epoch: int, gradient_step_per_epoch: int
+) -> int:
     """Auto GAS: ``max(1, n // gradient_step_per_epoch)``."""
     return max(1, int(num_batches_per_epoch) // max(1, int(gradient_step_per_epoch)))
 

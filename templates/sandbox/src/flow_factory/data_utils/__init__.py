@@ -1,0 +1,1 @@
+"""Data loading: offline V2 JSONL datasets and grouped prompt loaders."""

@@ -1,0 +1,226 @@
+"""The ``toy`` model: a tiny MLP velocity network on 8-dim latents conditioned on prompt text."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import nn
+
+from ..samples import BaseSample, ComponentTimes, LatentState
+from .abc import BaseAdapter, gaussian_log_prob
+from .output_state import EncodedOutputState, GeometrySignature
+
+LATENT_DIM = 8
+SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
+
+
+def _seeded_vector(text: str, salt: str) -> torch.Tensor:
+    digest = hashlib.sha256(f"{salt}:{text}".encode()).digest()
+    generator = torch.Generator().manual_seed(int.from_bytes(digest[:8], "little"))
+    return torch.randn(LATENT_DIM, generator=generator)
+
+
+def prompt_embedding(prompt: str) -> torch.Tensor:
+    """Deterministic ``(8,)`` embedding of a prompt (stands in for a text encoder)."""
+    return _seeded_vector(prompt, "embed")
+
+
+def _target_matrix() -> torch.Tensor:
+    generator = torch.Generator().manual_seed(1234)
+    return torch.randn(LATENT_DIM, LATENT_DIM, generator=generator) / math.sqrt(LATENT_DIM)
+
+
+def prompt_target(prompt: str) -> torch.Tensor:
+    """Deterministic ``(8,)`` "ideal output" of a prompt (what ``toy_target`` rewards).
+
+    A fixed linear map of the prompt embedding, so the tiny network can learn it in seconds.
+    """
+    return _target_matrix() @ prompt_embedding(prompt)
+
+
+def parse_toy_seed(source: str) -> int:
+    """Seed from ``"toy:seed=<n>"`` (or ``"toy"`` -> 0)."""
+    match = re.fullmatch(r"toy(?::seed=(\d+))?", str(source).strip())
+    if match is None:
+        raise ValueError(f"toy model path must look like 'toy:seed=<n>', got {source!r}")
+    return int(match.group(1) or 0)
+
+
+class LoRALinear(nn.Module):
+    """Frozen linear layer plus a trainable low-rank update ``B @ A`` (B starts at zero)."""
+
+    def __init__(self, base: nn.Linear, rank: int, alpha: float) -> None:
+        super().__init__()
+        self.base = base
+        self.base.requires_grad_(False)
+        scale = math.sqrt(base.in_features)
+        self.lora_A = nn.Parameter(torch.randn(rank, base.in_features) / scale)
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, rank))
+        self.scale = alpha / rank
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scale
+
+
+class ToyVelocityNet(nn.Module):
+    """MLP on ``[x_t, t, prompt_embeds]`` -> velocity ``(B, 8)``."""
+
+    def __init__(self, hidden_dim: int = 64) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(2 * LATENT_DIM + 1, hidden_dim)
+        self.fc2 = nn.Linear(hidden_dim, hidden_dim)
+        self.out = nn.Linear(hidden_dim, LATENT_DIM)
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor, emb: torch.Tensor) -> torch.Tensor:
+        h = torch.cat([x, t.reshape(-1, 1).to(x.dtype), emb.to(x.dtype)], dim=-1)
+        h = nn.functional.silu(self.fc1(h))
+        h = nn.functional.silu(self.fc2(h))
+        return self.out(h)
+
+    def apply_lora(self, rank: int, alpha: float) -> None:
+        """Freeze every base weight and wrap the linear layers with LoRA adapters."""
+        for name in ("fc1", "fc2", "out"):
+            setattr(self, name, LoRALinear(getattr(self, name), rank, alpha))
+
+
+def build_toy_network(seed: int, hidden_dim: int) -> ToyVelocityNet:
+    """Deterministically initialised network (independent of the global RNG)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return ToyVelocityNet(hidden_dim)
+
+
+class ToyAdapter(BaseAdapter):
+    """Adapter for ``model_type: toy`` (LoRA or full finetune; ODE/SDE sampling)."""
+
+    def load_transformer(self) -> nn.Module:
+        args = self.model_args
+        net = build_toy_network(parse_toy_seed(args.model_name_or_path), int(args.hidden_dim))
+        if args.finetune_type == "lora":
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(parse_toy_seed(args.model_name_or_path) + 1)
+                net.apply_lora(int(args.lora_rank), float(args.lora_alpha or args.lora_rank))
+        return net
+
+    def build_network_from_source(self, source: str) -> nn.Module:
+        fresh = build_toy_network(parse_toy_seed(source), int(self.model_args.hidden_dim))
+        if self.model_args.finetune_type == "lora":
+            rank = int(self.model_args.lora_rank)
+            fresh.apply_lora(rank, float(self.model_args.lora_alpha or rank))
+        return fresh
+
+    # ------------------------------------------------------------------ conditions
+    def preprocess_func(self, prompt: Any, **kwargs: Any) -> dict[str, Any]:
+        """``{"prompt": [...], "prompt_embeds": (B, 8)}`` from prompt text."""
+        prompts = [prompt] if isinstance(prompt, str) else list(prompt)
+        embeds = torch.stack([prompt_embedding(p) for p in prompts], dim=0)
+        return {"prompt": prompts, "prompt_embeds": embeds}
+
+    def encode_output_state(
+        self,
+        media_batch: Sequence[Sequence[Any]],
+        condition: Any,
+        generator: torch.Generator | None = None,
+    ) -> EncodedOutputState:
+        """First media payload of each record -> clean latent ``(B, 8)``."""
+        rows = []
+        for index, media in enumerate(media_batch):
+            if not media:
+                raise ValueError(f"record {index} has no target media, expected one image")
+            payload = torch.as_tensor(media[0].payload, dtype=torch.float32).reshape(-1)
+            if payload.numel() != LATENT_DIM:
+                raise ValueError(
+                    f"toy media must hold {LATENT_DIM} floats, got {payload.numel()} "
+                    f"({media[0].path})"
+                )
+            rows.append(payload)
+        clean = torch.stack(rows, dim=0).to(self.device)
+        return EncodedOutputState(
+            clean_state=LatentState({"latent": clean}),
+            geometry_signatures=(GeometrySignature("latent", tuple(clean.shape[1:])),),
+        )
+
+    # ------------------------------------------------------------------ forward
+    def forward(
+        self, state: LatentState, times: ComponentTimes, batch: Mapping[str, Any]
+    ) -> LatentState:
+        x = state.components["latent"]
+        emb = torch.as_tensor(batch["prompt_embeds"]).to(x.device)
+        velocity = self.transformer(x, times.timestep.to(x.device), emb)
+        return LatentState({"latent": velocity})
+
+    @torch.no_grad()
+    def inference(
+        self,
+        prompt: Any = None,
+        prompt_embeds: torch.Tensor | None = None,
+        num_inference_steps: int = 10,
+        compute_log_prob: bool = False,
+        trajectory_indices: Sequence[int] | None = None,
+        noise_level: float | None = None,
+        height: int | None = None,
+        width: int | None = None,
+    ) -> list[BaseSample]:
+        """Integrate from t=1 (noise) to t=0: Euler (ODE) or Euler-Maruyama (SDE dynamics)."""
+        prompts = [prompt] if isinstance(prompt, str) else list(prompt)
+        if prompt_embeds is None:
+            prompt_embeds = self.preprocess_func(prompts)["prompt_embeds"]
+        emb = prompt_embeds.to(self.device)
+        sde = self.scheduler_args.dynamics_type in SDE_DYNAMICS
+        level = float(self.scheduler_args.noise_level if noise_level is None else noise_level)
+        steps = int(num_inference_steps)
+        timesteps = torch.linspace(1.0, 0.0, steps + 1)
+        x = torch.randn(len(prompts), LATENT_DIM, generator=self._generator).to(self.device)
+        points, log_probs = [x], []
+        for i in range(steps):
+            t, dt = timesteps[i], float(timesteps[i] - timesteps[i + 1])
+            v = self.transformer(x, t.expand(len(prompts)).to(self.device), emb)
+            mean = x - dt * v
+            if sde:
+                std = max(level * math.sqrt(dt), 1e-6)
+                noise = torch.randn(x.shape, generator=self._generator).to(self.device)
+                x = mean + std * noise
+                log_probs.append(gaussian_log_prob(x, mean, torch.full_like(x, std)))
+            else:
+                x = mean
+                log_probs.append(torch.zeros(len(prompts)))
+            points.append(x)
+        return self._to_samples(prompts, emb, points, timesteps, log_probs, compute_log_prob,
+                                trajectory_indices, height, width)
+
+    def _to_samples(self, prompts, emb, points, timesteps, log_probs, compute_log_prob,
+                    trajectory_indices, height, width) -> list[BaseSample]:
+        trajectory = torch.stack(points, dim=1).cpu()  # (B, S+1, 8)
+        if trajectory_indices is not None:
+            trajectory = trajectory[:, list(trajectory_indices)]
+        stacked_log_probs = torch.stack(log_probs, dim=1).cpu() if compute_log_prob else None
+        return [
+            BaseSample(
+                prompt=p,
+                prompt_embeds=emb[i].cpu(),
+                image=points[-1][i].cpu(),
+                height=height,
+                width=width,
+                latents=trajectory[i],
+                timesteps=timesteps.clone(),
+                log_probs=None if stacked_log_probs is None else stacked_log_probs[i],
+            )
+            for i, p in enumerate(prompts)
+        ]
+
+
+__all__ = [
+    "LATENT_DIM",
+    "LoRALinear",
+    "ToyAdapter",
+    "ToyVelocityNet",
+    "build_toy_network",
+    "parse_toy_seed",
+    "prompt_embedding",
+    "prompt_target",
+]

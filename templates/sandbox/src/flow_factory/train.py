@@ -1,0 +1,40 @@
+"""``python -m flow_factory.train CONFIG``: YAML -> Arguments -> load_trainer -> start()."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .hparams import Arguments
+from .trainers.loader import load_trainer
+
+
+def load_config(path: str) -> Arguments:
+    """Parse a YAML config file into ``Arguments``."""
+    with Path(path).open() as handle:
+        data = yaml.safe_load(handle) or {}
+    return Arguments.from_dict(data)
+
+
+def train(config_path: str) -> Any:
+    """Train from a config file; returns the trainer (``trainer.history`` holds cycle metrics)."""
+    trainer = load_trainer(load_config(config_path))
+    trainer.start()
+    return trainer
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: exactly one argument, the YAML config path."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m flow_factory.train CONFIG.yaml", file=sys.stderr)
+        return 2
+    train(argv[0])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,631 @@
+"""``BaseTrainer``: contract validation, the acquisition loop (``start``) and shared helpers.
+
+Subclasses implement hooks only: generation trainers ``sample()`` + ``optimize(samples)``;
+dataset trainers ``optimize_batch(batch)``. They never override ``start()`` nor advance progress.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+from abc import ABC
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import torch
+
+from ..contracts.execution import (
+    ONLINE_EXECUTION_CONTRACT,
+    AcquisitionMode,
+    ExecutionContract,
+    FeedbackMode,
+)
+from ..models.abc import DEFAULT_BASE_VARIANT, BaseAdapter
+from ..rewards import AdvantageProcessor, RewardBuffer, load_reward_model
+from ..samples import BaseSample, LatentState
+from .common.flow_matching import draw_timesteps
+from .common.runtime_state import CallbackRuntimeChild, TrainerRuntimeState
+from .execution import TrainingProgress, build_acquisition_driver
+from .role_optimization import RoleOptimizationCoordinator
+
+SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
+MULTIROLE_RUNTIME_CHILD_NAME = "multirole"
+RESERVED_RUNTIME_CHILD_NAMES = ("adapter_ema", "adapter_reference", MULTIROLE_RUNTIME_CHILD_NAME)
+
+
+class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotImplementedError
+    """Base of every trainer (see the interface reference, section 5)."""
+
+    paradigm: ClassVar[Literal["coupled", "decoupled", "distillation"] | None] = None
+    execution_contract: ClassVar[ExecutionContract] = ONLINE_EXECUTION_CONTRACT
+    runtime_child_names: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, accelerator: Any, config: Any, adapter: BaseAdapter) -> None:
+        self.accelerator = accelerator
+        self.config = config
+        self.log_args = config.log_args
+        self.model_args = config.model_args
+        self.training_args = config.training_args
+        self.eval_args = config.eval_args
+        self._validate_execution_contract()
+        self.adapter = adapter
+        self.validate_adapter_class_execution_contract(type(adapter))
+        self.runtime_state = TrainerRuntimeState(self._declared_runtime_child_names())
+        self.acquisition_driver = build_acquisition_driver(self.execution_contract)
+        self._validate_execution_hooks()
+        self.history: list[dict[str, Any]] = []
+        self.log_history: list[dict[str, Any]] = []
+        self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
+        self._registered_snapshots: set[str] = set()
+        self._acquisition_cycle_incomplete = False
+        self._reset_cycle_record()
+        self.autocast = partial(
+            torch.autocast,
+            device_type=self.accelerator.device.type,
+            dtype=torch.float16 if config.mixed_precision == "fp16" else torch.bfloat16,
+            enabled=config.mixed_precision in ("fp16", "bf16"),
+        )
+        self._initialization()
+        self.post_init()
+        self._initialize_snapshots()
+        self._register_builtin_runtime_children()
+        if getattr(config, "resume_from", None):
+            self.load_checkpoint(config.resume_from, resume_type=config.resume_type)
+
+    # ================================================================== validation
+    @classmethod
+    def validate_training_arguments_contract(cls, training_args: Any) -> None:
+        """The args' contract must be an ``ExecutionContract`` equal to the trainer's."""
+        contract = getattr(training_args, "execution_contract", None)
+        if not isinstance(contract, ExecutionContract):
+            raise TypeError(
+                f"{type(training_args).__name__}.execution_contract must be an "
+                f"ExecutionContract, got {contract!r}"
+            )
+        if contract != cls.execution_contract:
+            raise ValueError(
+                f"execution contract mismatch: {cls.__name__} declares "
+                f"{cls.execution_contract}, {type(training_args).__name__} declares {contract}"
+            )
+
+    def _validate_execution_contract(self) -> None:
+        type(self).validate_training_arguments_contract(self.training_args)
+
+    @classmethod
+    def validate_adapter_class_execution_contract(cls, adapter_cls: type) -> None:
+        """Dataset trainers need a ``BaseAdapter`` that can encode output media."""
+        if cls.execution_contract.acquisition is not AcquisitionMode.DATASET:
+            return
+        if not (isinstance(adapter_cls, type) and issubclass(adapter_cls, BaseAdapter)):
+            raise TypeError(f"dataset trainers need a BaseAdapter subclass, got {adapter_cls!r}")
+        adapter_cls.validate_offline_output_capability()
+
+    def _validate_execution_hooks(self) -> None:
+        """Generation trainers override ``optimize``; dataset trainers ``optimize_batch``."""
+        cls = type(self)
+        if self.execution_contract.acquisition is AcquisitionMode.GENERATION:
+            if cls.optimize is BaseTrainer.optimize:
+                raise TypeError(
+                    f"{cls.__name__} has a generation contract and must override "
+                    "optimize(samples); it does not"
+                )
+            if not callable(getattr(cls, "sample", None)):
+                raise TypeError(f"{cls.__name__} has a generation contract but no sample()")
+            return
+        if cls.optimize_batch is BaseTrainer.optimize_batch:
+            raise TypeError(
+                f"{cls.__name__} has a dataset contract and must override optimize_batch(batch); "
+                "it does not"
+            )
+        if callable(getattr(cls, "sample", None)):
+            raise TypeError(f"{cls.__name__} has a dataset contract and must not define sample()")
+
+    def _validate_paradigm_dynamics(self) -> None:
+        """Coupled trainers replay SDE log-probs, so every component needs SDE dynamics."""
+        if self.paradigm != "coupled":
+            return
+        for component, dynamics in self.config.scheduler_args.component_dynamics.items():
+            if dynamics not in SDE_DYNAMICS:
+                raise ValueError(
+                    f"{type(self).__name__} is coupled and needs scheduler.dynamics_type in "
+                    f"{SDE_DYNAMICS} for component {component!r}, got {dynamics!r}"
+                )
+
+    # ================================================================== initialisation
+    def _initialization(self) -> None:
+        self._validate_paradigm_dynamics()
+        self.dataloader, self.eval_dataloaders = self._build_train_dataloader()
+        self._declare_model_variants()
+        roles = self._trainable_roles()
+        opt_args = self._optimizer_args_for_role(roles[0])
+        self._max_grad_norm = float(getattr(opt_args, "max_grad_norm", 1.0))
+        optimizer = torch.optim.AdamW(
+            self.adapter.trainable_parameters(),
+            lr=float(opt_args.learning_rate),
+            betas=tuple(getattr(opt_args, "betas", self.training_args.adam_betas)),
+            eps=float(getattr(opt_args, "eps", self.training_args.adam_epsilon)),
+            weight_decay=float(opt_args.weight_decay),
+        )
+        self.model_bundle, self.optimizer = self.accelerator.prepare(
+            self.adapter.transformer, optimizer
+        )
+        self.adapter.set_prepared_module(self.model_bundle)
+        self.role_optimization = RoleOptimizationCoordinator(
+            accelerator=self.accelerator,
+            model_bundle=self.model_bundle,
+            optimizer=self.optimizer,
+            roles=roles,
+            max_grad_norm=self._max_grad_norm,
+        )
+        self._init_reward_model()
+        if self.training_args.requires_ref_model:
+            self.adapter.create_reference_snapshot()
+        if float(getattr(self.training_args, "ema_decay", 0.0) or 0.0) > 0:
+            self.adapter.init_ema()
+
+    def _build_train_dataloader(self) -> tuple[Any, dict[str, Any]]:
+        """Default: grouped prompt loader for generation trainers."""
+        from ..data_utils.loader import get_train_dataloader
+
+        return get_train_dataloader(
+            config=self.config,
+            accelerator=self.accelerator,
+            preprocess_func=self.adapter.preprocess_func,
+        )
+
+    def _trainable_roles(self) -> tuple[str, ...]:
+        roles = getattr(self.training_args, "required_trainable_roles", None)
+        return tuple(roles) if roles else (DEFAULT_BASE_VARIANT,)
+
+    def _declare_model_variants(self) -> None:
+        self.adapter.declare_component_variants(self._trainable_roles())
+
+    def _optimizer_args_for_role(self, role_name: str) -> Any:
+        """Configured ``optimizers`` entry named ``role_name``, else the only entry."""
+        entries = self.config.optimizer_args
+        found = entries.get_by_name(role_name)
+        if found is not None:
+            return found
+        if len(entries) == 1:
+            return entries[0]
+        raise ValueError(
+            f"no optimizers entry for role {role_name!r}; configured {[e.name for e in entries]}"
+        )
+
+    def _init_reward_model(self) -> None:
+        """Reward buffer and advantage processor from ``rewards`` (empty lists are fine)."""
+        reward_args = list(self.config.reward_args)
+        models = {r.name: load_reward_model(r) for r in reward_args}
+        weights = {r.name: r.weight for r in reward_args}
+        self.reward_buffer = RewardBuffer(models, weights)
+        self.advantage_processor = AdvantageProcessor(
+            weights,
+            global_std=bool(getattr(self.training_args, "global_std", True)),
+            adv_clip_range=tuple(getattr(self.training_args, "adv_clip_range", (-5.0, 5.0))),
+        )
+
+    def post_init(self) -> None:  # noqa: B027
+        """Subclass hook after initialisation (before snapshots)."""
+
+    def _initialize_snapshots(self) -> None:  # noqa: B027
+        """Create and register algorithm snapshots (override)."""
+
+    def _algorithm_runtime_child_names(self) -> tuple[str, ...]:
+        """Checkpoint children this algorithm declares (default: ``runtime_child_names``)."""
+        return tuple(type(self).runtime_child_names)
+
+    def _declared_runtime_child_names(self) -> tuple[str, ...]:
+        names: list[str] = []
+        if float(getattr(self.training_args, "ema_decay", 0.0) or 0.0) > 0:
+            names.append("adapter_ema")
+        if self.training_args.requires_ref_model and self.model_args.finetune_type == "full":
+            names.append("adapter_reference")
+        if len(self._trainable_roles()) > 1:
+            names.append(MULTIROLE_RUNTIME_CHILD_NAME)
+        for name in self._algorithm_runtime_child_names():
+            if name in RESERVED_RUNTIME_CHILD_NAMES or name in names:
+                raise ValueError(f"runtime child name {name!r} is reserved or duplicated")
+            names.append(name)
+        return tuple(names)
+
+    def _register_builtin_runtime_children(self) -> None:
+        declared = self.runtime_state.declared_children
+        if "adapter_ema" in declared:
+            self.register_runtime_child(
+                "adapter_ema",
+                CallbackRuntimeChild(self.adapter.ema_state_dict, self.adapter.load_ema_state_dict),
+            )
+        if "adapter_reference" in declared:
+            self._register_snapshot_child("adapter_reference", "__reference__")
+        if MULTIROLE_RUNTIME_CHILD_NAME in declared:
+            self.register_runtime_child(MULTIROLE_RUNTIME_CHILD_NAME, self.role_optimization)
+
+    def register_runtime_child(self, name: str, child: Any) -> None:
+        """Register a declared checkpoint child (once)."""
+        self.runtime_state.register_child(name, child)
+
+    def _register_named_parameter_runtime_child(self, name: str) -> None:
+        """Register adapter snapshot ``name`` as the checkpoint child ``name``."""
+        self._register_snapshot_child(name, name)
+        self._registered_snapshots.add(name)
+
+    def _register_snapshot_child(self, child_name: str, snapshot: str) -> None:
+        adapter = self.adapter
+        self.register_runtime_child(
+            child_name,
+            CallbackRuntimeChild(
+                lambda: adapter.named_state_dict(snapshot),
+                lambda state: adapter.load_named_state_dict(snapshot, state),
+            ),
+        )
+
+    # ================================================================== progress
+    @property
+    def progress(self) -> TrainingProgress:
+        """Current counters (a private fallback when ``__init__`` was skipped in tests)."""
+        state = self.__dict__.get("runtime_state")
+        if state is not None:
+            return state.progress
+        return self.__dict__.setdefault("_fallback_progress", TrainingProgress())
+
+    @progress.setter
+    def progress(self, value: TrainingProgress) -> None:
+        state = self.__dict__.get("runtime_state")
+        if state is not None:
+            state.progress = value
+        else:
+            self.__dict__["_fallback_progress"] = value
+
+    @property
+    def cycle_index(self) -> int:
+        """Completed cycles of the contract's acquisition mode."""
+        return self.progress.cycle_index(self.execution_contract.acquisition)
+
+    @property
+    def epoch(self) -> int:
+        """Alias of ``cycle_index``."""
+        return self.cycle_index
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.progress = self.progress.with_cycle_index(self.execution_contract.acquisition, value)
+
+    @property
+    def step(self) -> int:
+        """Optimizer steps taken."""
+        return self.progress.optimizer_step
+
+    @step.setter
+    def step(self, value: int) -> None:
+        from dataclasses import replace
+
+        self.progress = replace(self.progress, optimizer_step=int(value))
+
+    def should_continue_training(self) -> bool:
+        """``max_epochs`` None or < 0: forever; else ``cycle_index < max_epochs``."""
+        max_epochs = getattr(self.training_args, "max_epochs", None)
+        if max_epochs is None or max_epochs < 0:
+            return True
+        return self.cycle_index < max_epochs
+
+    # ================================================================== the loop
+    def start(self) -> None:
+        """Run acquisition cycles until ``should_continue_training()`` is False."""
+        acquisition = self.execution_contract.acquisition
+        while self.should_continue_training():
+            self.acquisition_driver.prepare_cycle(self, self.progress, seed=self.training_args.seed)
+            if acquisition is AcquisitionMode.GENERATION:
+                self._run_boundaries(("save", "eval"))
+            self._acquisition_cycle_incomplete = True
+            self._reset_cycle_record()
+            self.acquisition_driver.run_cycle(self, self.progress)
+            if acquisition is AcquisitionMode.GENERATION:
+                self.adapter.ema_step(step=self.cycle_index)
+            self._after_acquisition_cycle()
+            completed = self.cycle_index
+            self.progress = self.progress.advance_acquisition(acquisition, completed=True)
+            self._acquisition_cycle_incomplete = False
+            self._finish_cycle_record(completed)
+            if acquisition is AcquisitionMode.DATASET:
+                self._run_boundaries(("eval", "save"))
+
+    def _run_boundaries(self, order: Sequence[str]) -> None:
+        index = self.cycle_index
+        for boundary in order:
+            if boundary == "save":
+                freq, save_dir = int(self.log_args.save_freq or 0), self.log_args.save_dir
+                if freq > 0 and index % freq == 0 and save_dir:
+                    path = Path(save_dir) / str(self.log_args.run_name) / "checkpoints"
+                    self.save_checkpoint(str(path), epoch=index)
+            else:
+                freq = int(getattr(self.eval_args, "eval_freq", 0) or 0)
+                if freq > 0 and index % freq == 0:
+                    self.evaluate()
+
+    def _reset_cycle_record(self) -> None:
+        self._cycle_losses: list[float] = []
+        self._cycle_rewards: list[float] = []
+
+    def _finish_cycle_record(self, index: int) -> None:
+        loss = _mean(self._cycle_losses)
+        reward = _mean(self._cycle_rewards) if self._has_runtime_rewards() else None
+        self.history.append({"cycle": index, "loss": loss, "reward": reward})
+        line = f"cycle={index} loss={loss:.6f}"
+        if reward is not None:
+            line += f" reward={reward:.6f}"
+        if self.accelerator.is_main_process:
+            print(line, flush=True)
+
+    def _has_runtime_rewards(self) -> bool:
+        return self.execution_contract.feedback is FeedbackMode.RUNTIME_REWARD
+
+    def set_trajectory_seed(self, seed: int) -> None:
+        """Seed the adapter's sampling noise (called by the generation driver)."""
+        self.adapter.set_trajectory_seed(seed)
+
+    def run_generation_acquisition(self) -> None:
+        """One generation cycle."""
+        self._run_training_step()
+
+    def _run_training_step(self) -> None:
+        with self.sampling_context():
+            samples = self.sample()
+        if self._has_runtime_rewards():
+            self.prepare_feedback(samples)
+        self.optimize(samples)
+
+    def train_on_dataset_batch(self, batch: Any) -> None:
+        """One dataset batch: feedback (runtime-reward contracts only), then ``optimize_batch``."""
+        if self._has_runtime_rewards():
+            self.prepare_feedback(batch)
+        self.optimize_batch(batch)
+
+    # ================================================================== hooks
+    @contextlib.contextmanager
+    def sampling_context(self) -> Iterator[None]:
+        """Scope around ``sample()`` (override to sample under a snapshot)."""
+        yield
+
+    def _after_acquisition_cycle(self) -> None:  # noqa: B027
+        """Called once per cycle, after EMA and before the counter advances."""
+
+    def _after_gradient_step(self) -> None:  # noqa: B027
+        """Called after every optimizer step."""
+
+    def optimize(self, *args: Any, **kwargs: Any) -> None:
+        """Generation trainers: update on the cycle's samples."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement optimize()")
+
+    def optimize_batch(self, batch: Any) -> None:
+        """Dataset trainers: update on one loader batch."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement optimize_batch()")
+
+    def evaluate(self) -> None:
+        """Score ODE samples with ``eval_rewards`` (generation trainers only; else a no-op)."""
+        if not self.config.eval_reward_args or self.dataloader is None:
+            return
+        if self.execution_contract.acquisition is not AcquisitionMode.GENERATION:
+            return
+        samples = self.generate_samples()
+        for reward in self.config.eval_reward_args:
+            scores = load_reward_model(reward)(samples)
+            self.log_data({f"eval/{reward.name}": float(scores.mean())}, step=self.step)
+
+    # ================================================================== feedback
+    def prepare_feedback(self, samples: Sequence[BaseSample]) -> None:
+        """Finalize rewards, compute advantages, log the advantage metrics."""
+        rewards = self.reward_buffer.finalize(store_to_samples=True, split="all")
+        self.compute_advantages(samples, rewards, store_to_samples=True)
+        metrics = self.advantage_processor.pop_advantage_metrics()
+        self.log_data({f"train/{k}": v for k, v in metrics.items()}, step=self.step)
+
+    def compute_advantages(
+        self,
+        samples: Sequence[BaseSample],
+        rewards: Mapping[str, torch.Tensor],
+        store_to_samples: bool = True,
+        aggregation_func: str | None = None,
+    ) -> torch.Tensor:
+        """Advantages ``(N,)`` stored in ``extra_kwargs["advantage"]``."""
+        return self.advantage_processor.compute_advantages(
+            samples=samples,
+            rewards=rewards,
+            store_to_samples=store_to_samples,
+            aggregation_func=aggregation_func or self.training_args.advantage_aggregation,
+        )
+
+    # ================================================================== sampling
+    def generate_samples(
+        self,
+        reward_buffer: RewardBuffer | None = None,
+        compute_log_prob: bool = False,
+        trajectory_indices: Sequence[int] | None = None,
+        **extra_inference_kwargs: Any,
+    ) -> list[BaseSample]:
+        """``num_batches_per_epoch`` batches of rollouts (no grad, autocast)."""
+        if self.dataloader is None:
+            raise RuntimeError("generate_samples needs a prompt dataloader, got None")
+        self.adapter.rollout()
+        if reward_buffer is not None:
+            reward_buffer.clear()
+        samples: list[BaseSample] = []
+        with torch.no_grad(), self.autocast():
+            for _ in range(int(self.training_args.num_batches_per_epoch)):
+                samples.extend(
+                    self.sample_batch(
+                        self._next_prompt_batch(),
+                        reward_buffer=reward_buffer,
+                        compute_log_prob=compute_log_prob,
+                        trajectory_indices=trajectory_indices,
+                        **extra_inference_kwargs,
+                    )
+                )
+        return samples
+
+    def sample_batch(
+        self, batch: Mapping[str, Any], reward_buffer: RewardBuffer | None = None, **kwargs: Any
+    ) -> list[BaseSample]:
+        """``adapter.inference`` with ``{**training_args, **kwargs, **batch}`` filtered to its
+        signature; samples go to ``reward_buffer`` when given."""
+        merged = {**self.training_args, **kwargs, **batch}
+        accepted = inspect.signature(self.adapter.inference).parameters
+        samples = self.adapter.inference(**{k: v for k, v in merged.items() if k in accepted})
+        if reward_buffer is not None:
+            reward_buffer.add_samples(samples)
+        return samples
+
+    def _next_prompt_batch(self) -> Mapping[str, Any]:
+        iterator = self.__dict__.get("_prompt_iter")
+        while True:
+            if iterator is None:
+                epoch = self.__dict__.get("_prompt_epoch", -1) + 1
+                self._prompt_epoch = epoch
+                self.dataloader.sampler.set_epoch(epoch)
+                iterator = self._prompt_iter = iter(self.dataloader)
+            try:
+                return next(iterator)
+            except StopIteration:
+                iterator = self._prompt_iter = None
+
+    def _iter_prefetched_batches(
+        self, samples: Sequence[BaseSample], per_device_batch_size: int
+    ) -> Iterator[Any]:
+        """Stacked batches of ``per_device_batch_size`` samples on the accelerator device."""
+        for start in range(0, len(samples), int(per_device_batch_size)):
+            chunk = list(samples[start : start + int(per_device_batch_size)])
+            yield BaseSample.stack(chunk).to(self.accelerator.device)
+
+    def _order_samples_for_optimize(
+        self, samples: Sequence[BaseSample], inner_epoch: int
+    ) -> list[BaseSample]:
+        """Seeded shuffle per cycle and inner epoch (identity when ``shuffle_samples`` is off)."""
+        if not getattr(self.training_args, "shuffle_samples", True):
+            return list(samples)
+        seed = int(self.training_args.seed) + 1000 * self.cycle_index + int(inner_epoch)
+        order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(seed))
+        return [samples[i] for i in order.tolist()]
+
+    # ================================================================== optimisation
+    def accumulate_gradients(self) -> Any:
+        """``accelerator.accumulate(model_bundle)``."""
+        return self.accelerator.accumulate(self.model_bundle)
+
+    def _apply_optimizer_step(self, loss_info: Mapping[str, list[Any]]) -> defaultdict:
+        """Clip, step, (dataset) EMA, zero grads, hook, log, ``step += 1``; fresh loss dict."""
+        params = [p for p in self.model_bundle.parameters() if p.requires_grad]
+        grad_norm = torch.nn.utils.clip_grad_norm_(params, self._max_grad_norm)
+        self.optimizer.step()
+        if self.execution_contract.acquisition is AcquisitionMode.DATASET:
+            self.adapter.ema_step(step=self.step)
+        self.optimizer.zero_grad(set_to_none=True)
+        self._after_gradient_step()
+        logged = {f"train/{k}": _mean([_to_float(v) for v in values])
+                  for k, values in loss_info.items() if values}
+        logged["train/grad_norm"] = float(grad_norm)
+        self.log_data(logged, step=self.step)
+        self._cycle_losses.extend(_to_float(v) for v in loss_info.get("loss", []))
+        self.step += 1
+        return defaultdict(list)
+
+    def _sample_timesteps(
+        self, batch_size: int, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
+        """``(num_train_timesteps, batch_size)`` from trainer attributes ``time_sampling_strategy``
+        (``uniform`` | ``logit_normal`` | ``discrete``), ``num_train_timesteps``,
+        ``timestep_range`` and ``time_shift`` (defaults: training args, then uniform/1/(0,1)/1)."""
+        args = self.training_args
+        strategy = getattr(self, "time_sampling_strategy", getattr(args, "time_sampling_strategy",
+                                                                   "uniform"))
+        count = int(getattr(self, "num_train_timesteps", getattr(args, "num_train_timesteps", 1)))
+        span = getattr(self, "timestep_range", getattr(args, "timestep_range", (0.0, 1.0)))
+        span = args._standardize_timestep_range(span)
+        shift = float(getattr(self, "time_shift", getattr(args, "time_shift", 1.0)))
+        if strategy == "discrete":
+            grid = torch.linspace(1.0, 0.0, int(args.num_inference_steps) + 1)[:-1]
+            grid = grid[(grid >= span[0]) & (grid <= span[1])]
+            picks = torch.randint(len(grid), (count, int(batch_size)), generator=generator)
+            return grid[picks].to(self.accelerator.device)
+        return draw_timesteps(strategy, (count, int(batch_size)), timestep_range=span,
+                              time_shift=shift, device=self.accelerator.device, generator=generator)
+
+    def _velocity_kl(self, v: Any, other_v: Any, noised: Any) -> torch.Tensor:
+        """Per-sample mean squared velocity difference ``(B,)`` (the Gaussian KL up to scale)."""
+        if isinstance(v, LatentState):
+            diff = LatentState({k: (t - other_v.components[k]) ** 2
+                                for k, t in v.components.items()})
+        else:
+            diff = (v - other_v) ** 2
+        state = getattr(noised, "state", None)
+        return self.adapter.reduce_latent_values(diff, state=state).float()
+
+    # ================================================================== logging
+    def log_data(self, data: Mapping[str, Any], step: int) -> None:
+        """Record scalars in ``log_history``; ``*reward_mean`` feeds the cycle's reward."""
+        record = {k: _to_float(v) for k, v in data.items()}
+        self.log_history.append({"step": int(step), **record})
+        for key, value in record.items():
+            if key.rsplit("/", 1)[-1] == "reward_mean":
+                self._cycle_rewards.append(value)
+        if getattr(self.log_args, "verbose", False) and self.accelerator.is_main_process:
+            print(f"step={step} " + " ".join(f"{k}={v:.4g}" for k, v in record.items()))
+
+    # ================================================================== checkpoints
+    def save_checkpoint(self, save_directory: str, epoch: int | None = None) -> Path:
+        """Write ``model.pt`` (trainable weights) and ``trainer_state.pt`` (optimizer, progress,
+        runtime children) under ``<save_directory>/checkpoint-<epoch>``; returns that folder."""
+        missing = self.runtime_state.missing_children()
+        unregistered = [
+            n for n in self.adapter.named_parameter_names()
+            if not n.startswith("variant:") and n not in self._registered_snapshots
+        ]
+        if missing or unregistered:
+            raise RuntimeError(
+                "exact-state checkpointing needs every runtime child registered: declared but "
+                f"unregistered {missing}, adapter snapshots without a child {unregistered}"
+            )
+        name = "checkpoint" if epoch is None else f"checkpoint-{epoch}"
+        path = Path(save_directory) / name
+        path.mkdir(parents=True, exist_ok=True)
+        torch.save(self.adapter.trainable_state_dict(), path / "model.pt")
+        state = {
+            "optimizer": self.optimizer.state_dict(),
+            "progress": asdict(self.progress),
+            "children": {n: c.state_dict() for n, c in self.runtime_state.children.items()},
+        }
+        torch.save(state, path / "trainer_state.pt")
+        return path
+
+    def load_checkpoint(self, path: str, resume_type: str | None = None) -> None:
+        """``resume_type="model"``: trainable weights only; None/``"state"``: everything."""
+        if resume_type not in (None, "model", "state"):
+            raise ValueError(f"resume_type must be None, 'model' or 'state', got {resume_type!r}")
+        folder = Path(path)
+        self.adapter.load_trainable_state_dict(torch.load(folder / "model.pt"))
+        if resume_type == "model":
+            return
+        state = torch.load(folder / "trainer_state.pt", weights_only=False)
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.progress = TrainingProgress(**state["progress"])
+        for name, child_state in state["children"].items():
+            if name not in self.runtime_state.children:
+                raise ValueError(f"checkpoint child {name!r} is not registered in this trainer")
+            self.runtime_state.children[name].load_state_dict(child_state)
+
+
+def _to_float(value: Any) -> float:
+    if isinstance(value, torch.Tensor):
+        return float(value.detach().float().mean())
+    return float(value)
+
+
+def _mean(values: Sequence[float]) -> float:
+    values = [v for v in values if v is not None]
+    return float(sum(values) / len(values)) if values else math.nan
+
+
+__all__ = ["BaseTrainer", "MULTIROLE_RUNTIME_CHILD_NAME", "SDE_DYNAMICS"]

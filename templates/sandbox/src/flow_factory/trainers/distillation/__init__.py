@@ -1,0 +1,1 @@
+"""Distillation trainers. Modules are imported through the registry."""

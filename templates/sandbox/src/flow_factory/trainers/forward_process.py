@@ -1,0 +1,42 @@
+"""Training forwards through the adapter that return a validated velocity state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..samples import ComponentTimes, LatentState
+from .common.forward_kwargs import training_forward_kwargs
+from .common.state_validation import require_velocity_state
+
+
+def forward_velocity_state(
+    trainer: Any,
+    batch: Any,
+    state: LatentState,
+    times: ComponentTimes,
+    *,
+    source: str,
+    noise_level: float = 0.0,
+    **overrides: Any,
+) -> LatentState:
+    """``adapter.forward_state`` with the training kwargs (+ ``overrides``, which win).
+
+    Opens no autocast / no_grad scope: callers choose.
+    """
+    kwargs = {**training_forward_kwargs(trainer, batch), **overrides}
+    for reserved in ("batch", "state", "times", "compute_log_prob", "return_fields"):
+        kwargs.pop(reserved, None)
+    kwargs.pop("noise_level", None)
+    output = trainer.adapter.forward_state(
+        batch=batch,
+        state=state,
+        times=times,
+        compute_log_prob=False,
+        return_fields=("velocity",),
+        noise_level=noise_level,
+        **kwargs,
+    )
+    return require_velocity_state(trainer, output, source, state)
+
+
+__all__ = ["forward_velocity_state"]

@@ -1,0 +1,54 @@
+"""``load_trainer``: resolve both registries, check contracts, then build the runtime."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hparams.training_args import get_training_args_class
+from ..models.registry import get_model_class
+from .registry import get_trainer_class
+
+
+def resolve_trainer_class(config: Any) -> type:
+    """Trainer class for ``config``; contracts are checked without building anything."""
+    key = config.training_args.trainer_type
+    args_cls = get_training_args_class(key)
+    trainer_cls = get_trainer_class(key)
+    if not isinstance(config.training_args, args_cls):
+        raise TypeError(
+            f"train.trainer_type {key!r} needs {args_cls.__name__}, "
+            f"got {type(config.training_args).__name__}"
+        )
+    if args_cls.execution_contract != trainer_cls.execution_contract:
+        raise ValueError(
+            f"execution contract mismatch for {key!r}: {args_cls.__name__} declares "
+            f"{args_cls.execution_contract}, {trainer_cls.__name__} declares "
+            f"{trainer_cls.execution_contract}"
+        )
+    trainer_cls.validate_training_arguments_contract(config.training_args)
+    trainer_cls.validate_adapter_class_execution_contract(
+        get_model_class(config.model_args.model_type)
+    )
+    return trainer_cls
+
+
+def load_trainer(config: Any) -> Any:
+    """Check contracts (before any Accelerator/model work), then build accelerator, adapter,
+    trainer (keyword arguments ``accelerator``, ``config``, ``adapter``)."""
+    trainer_cls = resolve_trainer_class(config)
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+
+    set_seed(int(config.training_args.seed))
+    accelerator = Accelerator(
+        cpu=True,
+        mixed_precision=config.mixed_precision,
+        gradient_accumulation_steps=int(config.training_args.gradient_accumulation_steps),
+    )
+    adapter = get_model_class(config.model_args.model_type)(
+        config=config, accelerator=accelerator
+    )
+    return trainer_cls(accelerator=accelerator, config=config, adapter=adapter)
+
+
+__all__ = ["load_trainer", "resolve_trainer_class"]

@@ -1,0 +1,6 @@
+"""Offline (dataset) trainers."""
+
+from .offline_dpo import OfflineDPOTrainer
+from .sft import SFTTrainer
+
+__all__ = ["OfflineDPOTrainer", "SFTTrainer"]

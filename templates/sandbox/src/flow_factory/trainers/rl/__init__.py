@@ -1,0 +1,1 @@
+"""Online RL trainers (generation acquisition). Modules are imported through the registry."""
