@@ -1,0 +1,151 @@
+"""Build render contexts for every legal classification and render the algorithm templates."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def ensure_templates_package() -> None:
+    """Make ``ffgen.templates`` importable from a plain checkout (no editable install)."""
+    try:
+        importlib.import_module("ffgen.templates")
+    except ModuleNotFoundError:
+        if str(REPO) not in sys.path:
+            sys.path.insert(0, str(REPO))
+        sys.modules["ffgen.templates"] = importlib.import_module("templates")
+
+
+ensure_templates_package()
+
+from ffgen import render  # noqa: E402
+from ffgen.classify import (  # noqa: E402
+    Acquisition,
+    Answers,
+    Dynamics,
+    Feedback,
+    FinetuneType,
+    Ownership,
+    Paradigm,
+    State,
+    Supervision,
+    SupervisionKind,
+    classify,
+)
+from ffgen.context import RenderContext, build_context  # noqa: E402
+from ffgen.errors import FfgenError  # noqa: E402
+from ffgen.names import parse_name  # noqa: E402
+
+TEMPLATES = {
+    "args": render.ARGS_TEMPLATE,
+    "trainer": render.TRAINER_TEMPLATE,
+    "example": render.EXAMPLE_TEMPLATE,
+    "test": render.TEST_TEMPLATE,
+    "docs": render.DOCS_TEMPLATE,
+}
+
+# One representative answer set per family (the toy model, LoRA).
+FAMILY_ANSWERS: dict[str, dict[str, object]] = {
+    "sft": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
+                supervision="demonstrations", ownership="single"),
+    "offline_dpo": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
+                        supervision="preference_pairs", ownership="snapshots"),
+    "record": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
+                   supervision="record:CaptionRecord", ownership="single"),
+    "grpo": dict(acquisition="generation", feedback="runtime_reward", paradigm="coupled",
+                 dynamics="sde", supervision="prompts", ownership="snapshots"),
+    "awm": dict(acquisition="generation", feedback="runtime_reward", paradigm="decoupled",
+                supervision="prompts", ownership="snapshots"),
+    "opd": dict(acquisition="generation", feedback="none", paradigm="distillation",
+                supervision="prompts", ownership="snapshots"),
+}
+
+
+def make_context(
+    name: str,
+    *,
+    acquisition: str,
+    feedback: str,
+    paradigm: str,
+    supervision: str,
+    ownership: str,
+    dynamics: str = "any",
+    state: str = "legacy",
+    roles: tuple[str, ...] = (),
+    model_type: str = "toy",
+    finetune_type: str = "lora",
+) -> RenderContext:
+    """Classify one answer set (raising ``FfgenError`` when illegal) and build its context."""
+    answers = Answers(
+        acquisition=Acquisition(acquisition),
+        feedback=Feedback(feedback),
+        paradigm=Paradigm(paradigm),
+        dynamics=Dynamics(dynamics),
+        supervision=Supervision.parse(supervision),
+        state=State(state),
+        ownership=Ownership(ownership),
+        roles=tuple(roles),
+        model_type=model_type,
+        finetune_type=FinetuneType(finetune_type),
+    )
+    return build_context(parse_name(name), classify(answers))
+
+
+def family_context(family: str, name: str | None = None, **overrides: object) -> RenderContext:
+    answers = {**FAMILY_ANSWERS[family], **overrides}
+    return make_context(name or f"gen-{family.replace('_', '-')}", **answers)
+
+
+def legal_contexts(model_types: tuple[str, ...] = ("toy", "sd3-5")) -> list[RenderContext]:
+    """Every legal classification (all axes) as a render context."""
+    contexts = []
+    supervisions = ("prompts", "demonstrations", "preference_pairs", "record:PairRecord")
+    for acq in Acquisition:
+        for fb in Feedback:
+            for par in Paradigm:
+                for dyn in Dynamics:
+                    for sup in supervisions:
+                        for st in State:
+                            for own in Ownership:
+                                multi = own is Ownership.MULTI_ROLE
+                                roles = ("generator", "critic") if multi else ()
+                                for model_type in model_types:
+                                    for ft in FinetuneType:
+                                        try:
+                                            ctx = make_context(
+                                                "my-algo",
+                                                acquisition=acq.value,
+                                                feedback=fb.value,
+                                                paradigm=par.value,
+                                                dynamics=dyn.value,
+                                                supervision=sup,
+                                                state=st.value,
+                                                ownership=own.value,
+                                                roles=roles,
+                                                model_type=model_type,
+                                                finetune_type=ft.value,
+                                            )
+                                        except FfgenError:
+                                            continue
+                                        contexts.append(ctx)
+    return contexts
+
+
+def render_all(ctx: RenderContext) -> dict[str, str]:
+    """Render the five algorithm templates; keys as in ``TEMPLATES``."""
+    return {role: render.render(template, ctx) for role, template in TEMPLATES.items()}
+
+
+__all__ = [
+    "FAMILY_ANSWERS",
+    "REPO",
+    "SupervisionKind",
+    "TEMPLATES",
+    "family_context",
+    "legal_contexts",
+    "make_context",
+    "render_all",
+]
