@@ -23,9 +23,7 @@ from flow_factory.trainers.registry import get_trainer_class, list_registered_tr
 from flow_factory.trainers.rl.my_awm import MyAwmTrainer as Trainer
 
 KEY = "my-awm"
-TRAINER_PATH = (
-    "flow_factory.trainers.rl.my_awm.MyAwmTrainer"
-)
+TRAINER_PATH = "flow_factory.trainers.rl.my_awm.MyAwmTrainer"
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_awm/lora/toy/default.yaml"
 

@@ -23,9 +23,7 @@ from flow_factory.trainers.offline.my_dpo import MyDpoTrainer as Trainer
 from flow_factory.trainers.registry import get_trainer_class, list_registered_trainers
 
 KEY = "my-dpo"
-TRAINER_PATH = (
-    "flow_factory.trainers.offline.my_dpo.MyDpoTrainer"
-)
+TRAINER_PATH = "flow_factory.trainers.offline.my_dpo.MyDpoTrainer"
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_dpo/lora/toy/default.yaml"
 

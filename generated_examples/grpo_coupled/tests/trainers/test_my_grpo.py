@@ -23,9 +23,7 @@ from flow_factory.trainers.registry import get_trainer_class, list_registered_tr
 from flow_factory.trainers.rl.my_grpo import MyGrpoTrainer as Trainer
 
 KEY = "my-grpo"
-TRAINER_PATH = (
-    "flow_factory.trainers.rl.my_grpo.MyGrpoTrainer"
-)
+TRAINER_PATH = "flow_factory.trainers.rl.my_grpo.MyGrpoTrainer"
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_grpo/lora/toy/default.yaml"
 

@@ -23,9 +23,7 @@ from flow_factory.trainers.distillation.my_opd import MyOpdTrainer as Trainer
 from flow_factory.trainers.registry import get_trainer_class, list_registered_trainers
 
 KEY = "my-opd"
-TRAINER_PATH = (
-    "flow_factory.trainers.distillation.my_opd.MyOpdTrainer"
-)
+TRAINER_PATH = "flow_factory.trainers.distillation.my_opd.MyOpdTrainer"
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_opd/lora/toy/default.yaml"
 

@@ -25,9 +25,7 @@ from flow_factory.trainers.offline.my_record import MyRecordTrainer as Trainer
 from flow_factory.trainers.registry import get_trainer_class, list_registered_trainers
 
 KEY = "my-record"
-TRAINER_PATH = (
-    "flow_factory.trainers.offline.my_record.MyRecordTrainer"
-)
+TRAINER_PATH = "flow_factory.trainers.offline.my_record.MyRecordTrainer"
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_record/lora/toy/default.yaml"
 

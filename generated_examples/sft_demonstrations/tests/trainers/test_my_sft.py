@@ -23,9 +23,7 @@ from flow_factory.trainers.offline.my_sft import MySftTrainer as Trainer
 from flow_factory.trainers.registry import get_trainer_class, list_registered_trainers
 
 KEY = "my-sft"
-TRAINER_PATH = (
-    "flow_factory.trainers.offline.my_sft.MySftTrainer"
-)
+TRAINER_PATH = "flow_factory.trainers.offline.my_sft.MySftTrainer"
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_sft/lora/toy/default.yaml"
 

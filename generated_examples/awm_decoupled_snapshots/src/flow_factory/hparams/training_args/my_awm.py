@@ -16,7 +16,6 @@ from ._base import TrainingArguments
 __all__ = ["MyAwmTrainingArguments"]
 
 
-
 @dataclass
 class MyAwmTrainingArguments(TrainingArguments):
     """Configure ``my-awm`` training (generation acquisition, runtime_reward feedback).

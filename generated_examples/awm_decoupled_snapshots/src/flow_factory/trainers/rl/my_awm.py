@@ -23,7 +23,6 @@ from ..forward_process import forward_velocity_state
 __all__ = ["MyAwmTrainer"]
 
 
-
 class MyAwmTrainer(BaseTrainer):
     """Advantage-weighted flow matching (NFT/AWM style) on re-noised final samples.
 
@@ -135,4 +134,3 @@ class MyAwmTrainer(BaseTrainer):
             self._loss_info[name].append(value.detach())
         if self.accelerator.sync_gradients:
             self._loss_info = self._apply_optimizer_step(self._loss_info)
-

@@ -15,7 +15,6 @@ from ._offline import OfflineFlowMatchingTrainingArguments
 __all__ = ["MyDpoTrainingArguments"]
 
 
-
 @dataclass
 class MyDpoTrainingArguments(OfflineFlowMatchingTrainingArguments):
     """Configure ``my-dpo`` training (dataset acquisition, none feedback).

@@ -16,7 +16,6 @@ from ._base import TrainingArguments
 __all__ = ["MyGrpoTrainingArguments"]
 
 
-
 @dataclass
 class MyGrpoTrainingArguments(TrainingArguments):
     """Configure ``my-grpo`` training (generation acquisition, runtime_reward feedback).

@@ -16,7 +16,6 @@ from ._base import TrainingArguments
 __all__ = ["MyOpdTrainingArguments"]
 
 
-
 @dataclass
 class MyOpdTrainingArguments(TrainingArguments):
     """Configure ``my-opd`` training (generation acquisition, none feedback).

@@ -26,7 +26,6 @@ __all__ = ["MyOpdTrainer"]
 TEACHER_SNAPSHOT = "teacher"
 
 
-
 class MyOpdTrainer(BaseTrainer):
     """On-policy distillation: the student regresses a frozen teacher on its own samples.
 
@@ -128,4 +127,3 @@ class MyOpdTrainer(BaseTrainer):
             self._loss_info[name].append(value.detach())
         if self.accelerator.sync_gradients:
             self._loss_info = self._apply_optimizer_step(self._loss_info)
-

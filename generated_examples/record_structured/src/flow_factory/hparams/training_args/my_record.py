@@ -16,7 +16,6 @@ from ._offline import OfflineFlowMatchingTrainingArguments
 __all__ = ["MyRecordTrainingArguments"]
 
 
-
 @dataclass
 class MyRecordTrainingArguments(OfflineFlowMatchingTrainingArguments):
     """Configure ``my-record`` training (dataset acquisition, none feedback).

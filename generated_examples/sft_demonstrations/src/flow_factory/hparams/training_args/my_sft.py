@@ -15,7 +15,6 @@ from ._offline import OfflineFlowMatchingTrainingArguments
 __all__ = ["MySftTrainingArguments"]
 
 
-
 @dataclass
 class MySftTrainingArguments(OfflineFlowMatchingTrainingArguments):
     """Configure ``my-sft`` training (dataset acquisition, none feedback).

@@ -31,7 +31,6 @@ from ..forward_process import forward_velocity_state
 __all__ = ["MySftTrainer"]
 
 
-
 class MySftTrainer(BaseTrainer):
     """Supervised flow matching over one complete finite demonstration loader per data epoch.
 
@@ -142,4 +141,3 @@ def _require_demonstration_batch(batch: Any) -> DemonstrationOutputBatch:
             f"{batch.supervision_type!r} / {type(batch.output).__name__}"
         )
     return batch.output
-
