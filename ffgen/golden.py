@@ -41,6 +41,15 @@ EXAMPLES: dict[str, tuple[str, dict[str, str]]] = {
         "my-dpo",
         dict(acquisition="dataset", supervision="preference_pairs"),
     ),
+    "opd_multi_role": (
+        "my-roles",
+        dict(
+            acquisition="generation",
+            feedback="none",
+            ownership="multi_role",
+            roles="student,critic",
+        ),
+    ),
     "record_structured": (
         "my-record",
         dict(acquisition="dataset", supervision="record:CaptionRecord", state="structured"),

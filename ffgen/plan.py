@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ffgen import __version__, layout, render
-from ffgen.checkout import CheckoutView
+from ffgen.checkout import CheckoutView, Overlay
 from ffgen.classify import Classification
 from ffgen.context import RenderContext
 from ffgen.errors import RefusedError
@@ -190,12 +190,11 @@ def build_plan(
     check_collisions(view, facts, ctx, manifest)
     check_contract_constant(facts, ctx)
     rendered = {f.path: render.render(f.template, ctx) for f in manifest.rendered}
-    check_symbols(view, rendered)
     changes = [owned_file(view, p, text, force) for p, text in rendered.items()]
     new_category = category_init_change(view, ctx.category)
     if new_category is not None:
         changes.append(new_category)
-        edit_view = _with(view, new_category)
+        edit_view = _overlay(view, [new_category])
     else:
         edit_view = view
     for edit in manifest.edits:
@@ -205,21 +204,20 @@ def build_plan(
     section = render.render(render.DOCS_TEMPLATE, ctx)
     changes.append(docs_change(view, manifest.docs_path, ctx.key, section, force))
     changes.append(owned_file(view, manifest.answers_path, answers_text(names, c), force))
+    # Symbols are looked up in the checkout as it would be, so the new modules count.
+    check_symbols(_overlay(view, changes), rendered)
     return Plan(key=ctx.key, changes=tuple(changes))
 
 
-def _with(view: CheckoutView, change: FileChange) -> CheckoutView:
-    from ffgen.checkout import Overlay
-
-    return Overlay(base=view, changes={change.path: change.new})
+def _overlay(view: CheckoutView, changes: list[FileChange]) -> CheckoutView:
+    return Overlay(base=view, changes={c.path: c.new for c in changes})
 
 
 def check_plan_verifies(view: CheckoutView, plan: Plan) -> None:
     """Refuse a plan that ``ffgen verify`` would flag: run it on the checkout as it would be."""
-    from ffgen.checkout import Overlay
     from ffgen.verify import introduced_errors, run_verify
 
-    after = Overlay(base=view, changes={c.path: c.new for c in plan.changes})
+    after = _overlay(view, list(plan.changes))
     new_errors = introduced_errors(run_verify(view), run_verify(after))
     if new_errors:
         f = new_errors[0]

@@ -60,6 +60,9 @@ def test_interactive_session_asks_open_questions_and_validates(sandbox):
     term.expect("acquisition")
     term.send("dataset")
     term.expect("skipping feedback = none")
+    term.expect("skipping paradigm = decoupled")
+    term.expect("dynamics")
+    term.send("")  # default any
     term.expect("supervision")
     term.send("pictures")  # invalid: asked again
     term.expect("is not valid")
@@ -72,5 +75,4 @@ def test_interactive_session_asks_open_questions_and_validates(sandbox):
     term.send("lora")
     assert term.wait() == 0, term.buffer
     assert "OFFLINE_EXECUTION_CONTRACT" in term.buffer
-    assert "paradigm = decoupled" in term.buffer  # forced, so never asked
     assert "CREATE" in term.buffer

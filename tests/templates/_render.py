@@ -2,27 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def ensure_templates_package() -> None:
-    """Make ``ffgen.templates`` importable from a plain checkout (no editable install)."""
-    try:
-        importlib.import_module("ffgen.templates")
-    except ModuleNotFoundError:
-        if str(REPO) not in sys.path:
-            sys.path.insert(0, str(REPO))
-        sys.modules["ffgen.templates"] = importlib.import_module("templates")
-
-
-ensure_templates_package()
-
-from ffgen import render  # noqa: E402
-from ffgen.classify import (  # noqa: E402
+from ffgen import render
+from ffgen.classify import (
     Acquisition,
     Answers,
     Dynamics,
@@ -35,9 +18,11 @@ from ffgen.classify import (  # noqa: E402
     SupervisionKind,
     classify,
 )
-from ffgen.context import RenderContext, build_context  # noqa: E402
-from ffgen.errors import FfgenError  # noqa: E402
-from ffgen.names import parse_name  # noqa: E402
+from ffgen.context import RenderContext, build_context
+from ffgen.errors import FfgenError
+from ffgen.names import parse_name
+
+REPO = Path(__file__).resolve().parents[2]
 
 TEMPLATES = {
     "args": render.ARGS_TEMPLATE,
@@ -61,6 +46,10 @@ FAMILY_ANSWERS: dict[str, dict[str, object]] = {
                 supervision="prompts", ownership="snapshots"),
     "opd": dict(acquisition="generation", feedback="none", paradigm="distillation",
                 supervision="prompts", ownership="snapshots"),
+    # Not a family of its own: OPD with two live roles (the critic's weights are checkpointed).
+    "opd_multi_role": dict(acquisition="generation", feedback="none", paradigm="distillation",
+                           supervision="prompts", ownership="multi_role",
+                           roles=("student", "critic")),
 }
 
 

@@ -1,0 +1,47 @@
+"""Argument groups and the training-argument registry."""
+
+from .abc import ArgABC
+from .args import Arguments
+from .data_args import DataArguments, DatasetSourceArguments
+from .gradient_checkpointing import GradientCheckpointingPolicy, GradientCheckpointingSpec
+from .log_args import LogArguments
+from .model_args import ModelArguments
+from .optimizer_args import (
+    AdamWOptimizerArguments,
+    MultiOptimizerArguments,
+    MuonOptimizerArguments,
+    OptimizerArguments,
+)
+from .reward_args import RewardArguments
+from .scheduler_args import SchedulerArguments
+from .training_args import (
+    MyRolesTrainingArguments,
+    OfflineDPOTrainingArguments,
+    SFTTrainingArguments,
+    TeacherConfig,
+    TrainingArguments,
+    get_training_args_class,
+)
+
+__all__ = [
+    "Arguments",
+    "DataArguments",
+    "ModelArguments",
+    "SchedulerArguments",
+    "TrainingArguments",
+    "GradientCheckpointingPolicy",
+    "GradientCheckpointingSpec",
+    "SFTTrainingArguments",
+    "OfflineDPOTrainingArguments",
+    "MyRolesTrainingArguments",
+    "TeacherConfig",
+    "get_training_args_class",
+    "ArgABC",
+    "RewardArguments",
+    "AdamWOptimizerArguments",
+    "MultiOptimizerArguments",
+    "MuonOptimizerArguments",
+    "OptimizerArguments",
+    "DatasetSourceArguments",
+    "LogArguments",
+]

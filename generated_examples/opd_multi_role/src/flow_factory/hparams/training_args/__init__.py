@@ -1,0 +1,25 @@
+"""Training argument classes, one module per algorithm, plus the registry."""
+
+from ..gradient_checkpointing import (
+    GradientCheckpointingPolicy,
+    GradientCheckpointingSpec,
+)
+from ._base import EvaluationArguments, TrainingArguments
+from ._registry import get_training_args_class, list_registered_training_args
+from .my_roles import MyRolesTrainingArguments
+from .offline_dpo import OfflineDPOTrainingArguments
+from .sft import SFTTrainingArguments
+from .teacher import TeacherConfig
+
+__all__ = [
+    "EvaluationArguments",
+    "TrainingArguments",
+    "GradientCheckpointingPolicy",
+    "GradientCheckpointingSpec",
+    "SFTTrainingArguments",
+    "OfflineDPOTrainingArguments",
+    "MyRolesTrainingArguments",
+    "TeacherConfig",
+    "get_training_args_class",
+    "list_registered_training_args",
+]
