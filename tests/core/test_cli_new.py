@@ -240,3 +240,39 @@ def test_missing_template_symbol_is_refused(runner, sandbox):
     assert "flow_matching_per_sample_loss" in result.output
     assert "different version" in result.output
     assert snapshot(sandbox) == before
+
+
+def test_plan_that_verify_would_flag_is_refused(runner, sandbox, monkeypatch):
+    from ffgen import render
+
+    real = render.render
+
+    def with_start_override(template, ctx):
+        text = real(template, ctx)
+        if template == render.TRAINER_TEMPLATE:
+            text += "\n    def start(self) -> None:\n        pass\n"
+        return text
+
+    monkeypatch.setattr(render, "render", with_start_override)
+    before = snapshot(sandbox)
+    # the grpo trainer module ends inside its class, so the override lands in the class
+    result = new(runner, sandbox, "my-algo", *SPECS["grpo"])
+    assert result.exit_code == 1
+    assert "would fail `ffgen verify`: FF301" in result.output
+    assert snapshot(sandbox) == before
+
+
+def test_category_override(runner, sandbox):
+    result = new(runner, sandbox, "my-algo", "--category", "custom", *SPECS["opd"])
+    assert result.exit_code == 0, result.output
+    init = sandbox / "src/flow_factory/trainers/custom/__init__.py"
+    assert init.read_text().startswith('"""')
+    reg = (sandbox / "src/flow_factory/trainers/registry.py").read_text()
+    assert '"my-algo": "flow_factory.trainers.custom.my_algo.MyAlgoTrainer",' in reg
+    assert (sandbox / "src/flow_factory/trainers/custom/my_algo.py").is_file()
+
+
+def test_debug_shows_the_traceback(runner, sandbox):
+    result = runner.invoke(app, ["new", "9x", "--checkout", str(sandbox), "--debug"])
+    assert result.exit_code != 0
+    assert result.exception is not None and "starts with a digit" in str(result.exception)
