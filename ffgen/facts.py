@@ -9,9 +9,6 @@ from ffgen import layout
 from ffgen.checkout import CheckoutView
 from ffgen.errors import RefusedError
 
-ARGS_REGISTRY_NAME = "_TRAINING_ARGS_REGISTRY"
-TRAINER_REGISTRY_NAME = "_TRAINER_REGISTRY"
-
 
 @dataclass(frozen=True)
 class CheckoutFacts:
@@ -125,8 +122,10 @@ def read_facts(view: CheckoutView) -> CheckoutFacts:
     return CheckoutFacts(
         contract_constants=frozenset(n for n in contracts if n.endswith("_EXECUTION_CONTRACT")),
         base_args_classes=frozenset(n for n in bases if n.endswith("TrainingArguments")),
-        args_registry=_registry_items(view, layout.ARGS_REGISTRY, ARGS_REGISTRY_NAME),
-        trainer_registry=_registry_items(view, layout.TRAINER_REGISTRY, TRAINER_REGISTRY_NAME),
+        args_registry=_registry_items(view, layout.ARGS_REGISTRY, layout.ARGS_REGISTRY_NAME),
+        trainer_registry=_registry_items(
+            view, layout.TRAINER_REGISTRY, layout.TRAINER_REGISTRY_NAME
+        ),
         args_modules=frozenset(_module_stems(view, layout.TRAINING_ARGS_DIR)),
         trainer_modules=frozenset(_trainer_modules(view, categories)),
         categories=frozenset(categories),

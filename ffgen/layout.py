@@ -21,6 +21,9 @@ TRAINER_ABC = f"{TRAINERS_DIR}/abc.py"
 MODEL_REGISTRY = f"{PKG}/models/registry.py"
 OLD_TRAINING_ARGS_MODULE = f"{PKG}/hparams/training_args.py"
 GUIDANCE_ALGORITHMS = "guidance/algorithms.md"
+# The module-level dict literals the two registries keep their entries in.
+ARGS_REGISTRY_NAME = "_TRAINING_ARGS_REGISTRY"
+TRAINER_REGISTRY_NAME = "_TRAINER_REGISTRY"
 EXAMPLES_DIR = "examples"
 
 # A root is recognised by these files; the first two are what older layouts lack.
