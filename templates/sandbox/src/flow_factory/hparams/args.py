@@ -113,6 +113,10 @@ class Arguments:
             return
         if not self.data_args.train_sources():
             raise ValueError(f"trainer_type {key!r} needs a data.datasets train source (prompts)")
+        args = self.training_args
+        if not args._manual_gradient_accumulation_steps:
+            # "auto" counts sample batches; each batch is several optimizer microbatches.
+            args.gradient_accumulation_steps *= int(args.get_num_train_timesteps())
 
     def _validate_dataset_sources(self, key: str) -> None:
         sources = self.data_args.train_sources()
