@@ -89,6 +89,10 @@ def _awr_trainer_cls(paradigm="decoupled"):
     from flow_factory.trainers.forward_process import forward_velocity_state
 
     class AWRTrainer(BaseTrainer):
+        # what _sample_timesteps reads (the algorithm sets them, as Flow-Factory's AWM does)
+        time_sampling_strategy, num_train_timesteps = "uniform", 1
+        timestep_range, time_shift = (0.0, 1.0), 1.0
+
         def sample(self):
             return self.generate_samples(reward_buffer=self.reward_buffer, trajectory_indices=[-1])
 
@@ -240,3 +244,11 @@ def test_execution_contract_is_not_configurable(sandbox_root, example_config):
     raw["rewards"] = [{"name": "t", "reward_model": "toy_target"}]
     with pytest.raises(ValueError, match="does not accept training rewards"):
         Arguments.from_dict(raw)
+
+
+def test_sample_timesteps_needs_the_trainer_attributes(sandbox_root):
+    from flow_factory.trainers.abc import BaseTrainer
+
+    trainer = object.__new__(BaseTrainer)
+    with pytest.raises(AttributeError, match="time_sampling_strategy"):
+        trainer._sample_timesteps(2)

@@ -36,6 +36,13 @@ from .role_optimization import RoleOptimizationCoordinator
 SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
 MULTIROLE_RUNTIME_CHILD_NAME = "multirole"
 RESERVED_RUNTIME_CHILD_NAMES = ("adapter_ema", "adapter_reference", MULTIROLE_RUNTIME_CHILD_NAME)
+# What _sample_timesteps reads from the trainer (the algorithm sets them, as NFT/AWM do).
+_TIMESTEP_ATTRIBUTES = (
+    "time_sampling_strategy",
+    "num_train_timesteps",
+    "timestep_range",
+    "time_shift",
+)
 
 
 class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotImplementedError
@@ -535,16 +542,21 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
     def _sample_timesteps(
         self, batch_size: int, generator: torch.Generator | None = None
     ) -> torch.Tensor:
-        """``(num_train_timesteps, batch_size)`` from trainer attributes ``time_sampling_strategy``
-        (``uniform`` | ``logit_normal`` | ``discrete``), ``num_train_timesteps``,
-        ``timestep_range`` and ``time_shift`` (defaults: training args, then uniform/1/(0,1)/1)."""
+        """``(num_train_timesteps, batch_size)`` from the trainer attributes
+        ``time_sampling_strategy`` (``uniform`` | ``logit_normal`` | ``discrete``),
+        ``num_train_timesteps``, ``timestep_range`` and ``time_shift``, which the algorithm sets
+        (as Flow-Factory's NFT/AWM do); there are no defaults."""
+        missing = [name for name in _TIMESTEP_ATTRIBUTES if not hasattr(self, name)]
+        if missing:
+            raise AttributeError(
+                f"{type(self).__name__}._sample_timesteps needs trainer attributes {missing}; "
+                "set them in __init__ or post_init()"
+            )
         args = self.training_args
-        strategy = getattr(self, "time_sampling_strategy", getattr(args, "time_sampling_strategy",
-                                                                   "uniform"))
-        count = int(getattr(self, "num_train_timesteps", getattr(args, "num_train_timesteps", 1)))
-        span = getattr(self, "timestep_range", getattr(args, "timestep_range", (0.0, 1.0)))
-        span = args._standardize_timestep_range(span)
-        shift = float(getattr(self, "time_shift", getattr(args, "time_shift", 1.0)))
+        strategy = self.time_sampling_strategy
+        count = int(self.num_train_timesteps)
+        span = args._standardize_timestep_range(self.timestep_range)
+        shift = float(self.time_shift)
         if strategy == "discrete":
             grid = torch.linspace(1.0, 0.0, int(args.num_inference_steps) + 1)[:-1]
             grid = grid[(grid >= span[0]) & (grid <= span[1])]

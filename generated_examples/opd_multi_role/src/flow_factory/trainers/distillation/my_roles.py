@@ -56,6 +56,15 @@ class MyRolesTrainer(BaseTrainer):
         """
         return self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])
 
+    def post_init(self) -> None:
+        """Expose the timestep-sampling settings ``BaseTrainer._sample_timesteps`` reads."""
+        super().post_init()
+        args = self.training_args
+        self.time_sampling_strategy = args.time_sampling_strategy
+        self.num_train_timesteps = args.num_train_timesteps
+        self.timestep_range = args.timestep_range
+        self.time_shift = args.time_shift
+
     def optimize(self, samples: list[BaseSample]) -> None:
         """Re-noise the final samples at drawn timesteps; one microstep per timestep row.
 
