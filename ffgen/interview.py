@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ffgen.classify import (
     QUESTION_ORDER,
+    ROLE_RE,
     SOUND_DEFAULTS,
     Acquisition,
     Answers,
@@ -158,7 +159,7 @@ def interview(a: Answers, model_types: tuple[str, ...], ask, say) -> Answers:
         default = SOUND_DEFAULTS.get(prop)
         a = a.with_(**{prop: _ask_until_valid(question, default, ask, say)})
         if prop == "ownership" and a.ownership is Ownership.MULTI_ROLE and not a.roles:
-            a = a.with_(roles=parse_roles(ask(_roles_question(), None)))
+            a = a.with_(roles=_ask_until_valid(ROLES_QUESTION, None, ask, say))
     if a.model_type is None:
         default = model_types[0] if len(model_types) == 1 else None
         q = Question("model_type", "Model type for the example config.", model_types, str)
@@ -166,8 +167,19 @@ def interview(a: Answers, model_types: tuple[str, ...], ask, say) -> Answers:
     return a
 
 
-def _roles_question() -> Question:
-    return Question("roles", "Comma-separated trainable role names, first is primary.", (), str)
+def _parse_role_list(text: str) -> tuple[str, ...]:
+    roles = parse_roles(text)
+    if len(roles) < 2 or len(set(roles)) != len(roles):
+        raise UsageError("--roles needs at least two distinct names, e.g. generator,fake")
+    bad = [r for r in roles if not ROLE_RE.match(r)]
+    if bad:
+        raise UsageError(f"--roles: {bad[0]!r} is not a valid role name; use lowercase identifiers")
+    return roles
+
+
+ROLES_QUESTION = Question(
+    "roles", "Comma-separated trainable role names; the first is primary.", (), _parse_role_list
+)
 
 
 def _ask_until_valid(question: Question, default, ask, say) -> object:

@@ -72,3 +72,19 @@ def test_interview_asks_only_open_questions_and_revalidates():
     assert any("not valid" in s for s in said)
     assert any("dynamics = sde" in s for s in said)
     assert a.paradigm is Paradigm.COUPLED
+
+
+def test_roles_are_asked_for_multi_role_and_validated_as_typed():
+    said = []
+    replies = iter(["multi_role", "solo", "gen,Gen", "gen,critic", "toy"])
+
+    def ask(question, default):
+        return next(replies)
+
+    start = Answers(acquisition=Acquisition.GENERATION, feedback=Feedback.RUNTIME_REWARD,
+                    paradigm=Paradigm.DECOUPLED, dynamics=interview.QUESTIONS["dynamics"]
+                    .parse("any"), state=interview.QUESTIONS["state"].parse("legacy"),
+                    finetune_type=interview.QUESTIONS["finetune_type"].parse("lora"))
+    a = interview.interview(start, ("toy",), ask, said.append)
+    assert a.ownership is Ownership.MULTI_ROLE and a.roles == ("gen", "critic")
+    assert sum("--roles" in s for s in said) == 2  # two invalid replies, each explained
