@@ -35,28 +35,52 @@ def _fail(exc: FfgenError, debug: bool) -> None:
 
 @app.command()
 def new(
-    name: str = typer.Argument(..., help="Algorithm name, e.g. my-algo (registry key)."),
-    checkout: Path | None = typer.Option(None, help="Flow-Factory checkout root."),
-    acquisition: str | None = typer.Option(None, help="generation|dataset"),
-    feedback: str | None = typer.Option(None, help="runtime_reward|none"),
-    paradigm: str | None = typer.Option(None, help="coupled|decoupled|distillation"),
-    dynamics: str | None = typer.Option(None, help="sde|ode|any"),
-    supervision: str | None = typer.Option(
-        None, help="prompts|demonstrations|preference_pairs|record:<TypeName>"
+    name: str = typer.Argument(
+        ..., metavar="NAME", help="Algorithm name, e.g. my-algo (registry key)."
     ),
-    state: str | None = typer.Option(None, help="legacy|structured"),
-    ownership: str | None = typer.Option(None, help="single|multi_role|snapshots"),
-    roles: str | None = typer.Option(None, help="Role names for multi_role: a,b"),
-    model_type: str | None = typer.Option(None, help="Model type for the example config."),
-    finetune_type: str | None = typer.Option(None, help="lora|full"),
-    category: str | None = typer.Option(None, help="Trainer folder (default from answers)."),
-    class_name: str | None = typer.Option(None, help="Class stem, e.g. GRPOX for acronyms."),
+    checkout: Path | None = typer.Option(None, metavar="DIR", help="Flow-Factory checkout root."),
+    acquisition: str | None = typer.Option(
+        None, metavar="generation|dataset", help="Generated samples or a finite dataset."
+    ),
+    feedback: str | None = typer.Option(
+        None, metavar="runtime_reward|none", help="Whether a runtime reward scores samples."
+    ),
+    paradigm: str | None = typer.Option(
+        None, metavar="coupled|decoupled|distillation", help="How the objective uses samples."
+    ),
+    dynamics: str | None = typer.Option(
+        None, metavar="sde|ode|any", help="Sampler dynamics the objective needs."
+    ),
+    supervision: str | None = typer.Option(
+        None,
+        metavar="prompts|demonstrations|preference_pairs|record:<TypeName>",
+        help="What supervises the objective.",
+    ),
+    state: str | None = typer.Option(
+        None, metavar="legacy|structured", help="Single- or multi-component latent state."
+    ),
+    ownership: str | None = typer.Option(
+        None, metavar="single|multi_role|snapshots", help="Who owns trainable weights."
+    ),
+    roles: str | None = typer.Option(None, metavar="A,B", help="Role names for multi_role."),
+    model_type: str | None = typer.Option(
+        None, metavar="TYPE", help="Model type for the example config."
+    ),
+    finetune_type: str | None = typer.Option(
+        None, metavar="lora|full", help="Fine-tuning of the example config."
+    ),
+    category: str | None = typer.Option(
+        None, metavar="DIR", help="Trainer folder (default from answers)."
+    ),
+    class_name: str | None = typer.Option(
+        None, metavar="STEM", help="Class stem, e.g. GRPOX for acronyms."
+    ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Never ask; take sound defaults."),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Show the plan and diffs; write nothing."
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite conflicting files."),
-    fmt: str = typer.Option("text", "--format", help="text|json"),
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Classify a new algorithm and write everything its integration needs."""
@@ -94,7 +118,9 @@ def new(
 
 @app.command()
 def sandbox(
-    directory: Path = typer.Argument(..., help="Where to create the practice checkout."),
+    directory: Path = typer.Argument(
+        ..., metavar="DIR", help="Where to create the practice checkout."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Create a miniature, runnable Flow-Factory checkout to try ffgen on."""
@@ -109,10 +135,10 @@ def sandbox(
 
 @app.command()
 def verify(
-    checkout: Path | None = typer.Option(None, help="Flow-Factory checkout root."),
-    algorithm: str | None = typer.Option(None, help="Check one registry key only."),
-    fmt: str = typer.Option("text", "--format", help="text|json|github"),
-    explain: str | None = typer.Option(None, help="Print the rationale of a rule ID."),
+    checkout: Path | None = typer.Option(None, metavar="DIR", help="Flow-Factory checkout root."),
+    algorithm: str | None = typer.Option(None, metavar="KEY", help="Check one registry key only."),
+    fmt: str = typer.Option("text", "--format", metavar="text|json|github", help="Output."),
+    explain: str | None = typer.Option(None, metavar="ID", help="Print a rule's rationale."),
 ) -> None:
     """Check every algorithm in a checkout against the integration rules (static, fast)."""
     from ffgen.verify.command import verify_cmd
