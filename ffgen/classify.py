@@ -6,7 +6,7 @@ Pure functions over frozen values; nothing here reads the checkout or the termin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from ffgen.errors import RefusedError, UsageError
@@ -141,7 +141,6 @@ class Classification:
     contract: Contract
     family: Family
     category: str
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def acquisition(self) -> Acquisition:

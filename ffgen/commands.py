@@ -83,6 +83,9 @@ def gather_answers(req: NewRequest, facts: CheckoutFacts, console: Console) -> A
     answers = interview.from_flags(dict(req.flags))
     if not req.interactive:
         answers, notes = interview.complete_non_interactive(answers, facts.model_types)
+        if req.fmt == "text":  # JSON output stays machine-readable
+            for note in notes:
+                console.print(f"[dim]forced: {note}[/dim]")
         return answers
     from rich.prompt import Prompt
 

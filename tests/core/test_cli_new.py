@@ -104,6 +104,7 @@ def test_dry_run_writes_nothing_and_shows_plan_and_diffs(runner, sandbox):
     assert snapshot(sandbox) == before
     assert "CREATE" in result.output and "UPDATE" in result.output
     assert "+++ b/src/flow_factory/trainers/registry.py" in result.output
+    assert "forced: dynamics = sde (coupled objectives need SDE" in result.output
 
 
 def test_json_plan(runner, sandbox):
