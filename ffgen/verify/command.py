@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 FORMATS = ("text", "json", "github")
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 def verify_cmd(
-    checkout: Optional[Path], algorithm: Optional[str], fmt: str, explain: Optional[str]  # noqa: UP045
+    checkout: Path | None, algorithm: str | None, fmt: str, explain: str | None
 ) -> int:
     """Print the report (or a rule's rationale) and return the exit code: 0 / 1 / 2."""
     if explain is not None:
