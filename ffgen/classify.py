@@ -5,11 +5,13 @@ Pure functions over frozen values; nothing here reads the checkout or the termin
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from ffgen.errors import RefusedError, UsageError
+from ffgen.errors import FfgenError, RefusedError, UsageError
 
 
 class Acquisition(str, Enum):
@@ -364,3 +366,26 @@ def classify(a: Answers) -> Classification:
     contract = contract_for(a.acquisition, a.feedback)
     category = a.category or default_category(contract)
     return Classification(answers=a, contract=contract, family=family_for(a), category=category)
+
+
+def legal_classifications(
+    model_types: tuple[str, ...] = ("toy",),
+    record_type: str = "PairRecord",
+    roles: tuple[str, ...] = ("generator", "critic"),
+) -> Iterator[Classification]:
+    """Every classification the rules allow, over all axes (for whole-matrix checks)."""
+    supervisions = (
+        *(Supervision(k) for k in SupervisionKind if k is not SupervisionKind.RECORD),
+        Supervision(SupervisionKind.RECORD, record_type),
+    )
+    axes = (Acquisition, Feedback, Paradigm, Dynamics, supervisions, State, Ownership)
+    for acq, fb, par, dyn, sup, st, own in itertools.product(*axes):
+        for model_type, ft in itertools.product(model_types, FinetuneType):
+            multi = own is Ownership.MULTI_ROLE
+            answers = Answers(
+                acq, fb, par, dyn, sup, st, own, roles if multi else (), model_type, ft
+            )
+            try:
+                yield classify(answers)
+            except FfgenError:
+                continue

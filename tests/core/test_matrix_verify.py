@@ -4,43 +4,15 @@
 ``check_plan_verifies`` runs the verify rules on that overlay; either raises on a problem.
 """
 
-import itertools
-
 import pytest
 
 from ffgen.checkout import CheckoutView, Overlay
-from ffgen.classify import (
-    Acquisition,
-    Answers,
-    Dynamics,
-    Feedback,
-    FinetuneType,
-    Ownership,
-    Paradigm,
-    State,
-    Supervision,
-    classify,
-)
+from ffgen.classify import legal_classifications
 from ffgen.context import build_context
-from ffgen.errors import FfgenError
 from ffgen.facts import read_facts
 from ffgen.names import parse_name
 from ffgen.plan import build_plan, check_plan_verifies
 from ffgen.verify import run_verify
-
-SUPERVISIONS = ("prompts", "demonstrations", "preference_pairs", "record:PairRecord")
-
-
-def legal_classifications():
-    axes = (Acquisition, Feedback, Paradigm, Dynamics, SUPERVISIONS, State, Ownership,
-            FinetuneType)
-    for acq, fb, par, dyn, sup, st, own, ft in itertools.product(*axes):
-        roles = ("generator", "critic") if own is Ownership.MULTI_ROLE else ()
-        answers = Answers(acq, fb, par, dyn, Supervision.parse(sup), st, own, roles, "toy", ft)
-        try:
-            yield classify(answers)
-        except FfgenError:
-            continue
 
 
 def test_the_matrix_is_what_the_rules_allow():

@@ -17,9 +17,9 @@ from ffgen.classify import (
     Supervision,
     SupervisionKind,
     classify,
+    legal_classifications,
 )
 from ffgen.context import RenderContext, build_context
-from ffgen.errors import FfgenError
 from ffgen.names import parse_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -90,37 +90,8 @@ def family_context(family: str, name: str | None = None, **overrides: object) ->
 
 def legal_contexts(model_types: tuple[str, ...] = ("toy", "sd3-5")) -> list[RenderContext]:
     """Every legal classification (all axes) as a render context."""
-    contexts = []
-    supervisions = ("prompts", "demonstrations", "preference_pairs", "record:PairRecord")
-    for acq in Acquisition:
-        for fb in Feedback:
-            for par in Paradigm:
-                for dyn in Dynamics:
-                    for sup in supervisions:
-                        for st in State:
-                            for own in Ownership:
-                                multi = own is Ownership.MULTI_ROLE
-                                roles = ("generator", "critic") if multi else ()
-                                for model_type in model_types:
-                                    for ft in FinetuneType:
-                                        try:
-                                            ctx = make_context(
-                                                "my-algo",
-                                                acquisition=acq.value,
-                                                feedback=fb.value,
-                                                paradigm=par.value,
-                                                dynamics=dyn.value,
-                                                supervision=sup,
-                                                state=st.value,
-                                                ownership=own.value,
-                                                roles=roles,
-                                                model_type=model_type,
-                                                finetune_type=ft.value,
-                                            )
-                                        except FfgenError:
-                                            continue
-                                        contexts.append(ctx)
-    return contexts
+    names = parse_name("my-algo")
+    return [build_context(names, c) for c in legal_classifications(model_types)]
 
 
 def render_all(ctx: RenderContext) -> dict[str, str]:
