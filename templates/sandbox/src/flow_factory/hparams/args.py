@@ -20,8 +20,6 @@ _TOP_LEVEL_KEYS = (
     "launcher",
     "num_processes",
     "mixed_precision",
-    "resume_from",
-    "resume_type",
     "config_path",
 )
 _GROUP_KEYS = ("model", "data", "train", "scheduler", "eval", "log", "rewards", "eval_rewards")
@@ -51,8 +49,6 @@ class Arguments:
     launcher: str = "accelerate"
     num_processes: int = 1
     mixed_precision: str = "no"
-    resume_from: str | None = None
-    resume_type: str | None = None
     config_path: str | None = None
 
     @property
@@ -94,8 +90,31 @@ class Arguments:
             optimizer_args=_optimizer_args(config.get("optimizers"), training_args),
             **{k: config[k] for k in _TOP_LEVEL_KEYS if k in config},
         )
+        args._resolve_scheduler_sde_defaults()
         args._validate_contract()
         return args
+
+    def _resolve_scheduler_sde_defaults(self) -> None:
+        """Unset SDE steps default to every rollout step; ``num_sde_steps`` to all of them."""
+        scheduler, steps = self.scheduler_args, int(self.training_args.num_inference_steps)
+        if scheduler.sde_steps is None:
+            scheduler.sde_steps = list(range(steps))
+        bad = [s for s in scheduler.sde_steps if not 0 <= int(s) < steps]
+        if bad:
+            raise ValueError(
+                f"scheduler.sde_steps must lie in [0, {steps}) (train.num_inference_steps), "
+                f"got {bad}"
+            )
+        if scheduler.num_sde_steps is None:
+            scheduler.num_sde_steps = len(scheduler.sde_steps)
+        count = scheduler.num_sde_steps
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(
+            scheduler.sde_steps
+        ):
+            raise ValueError(
+                "scheduler.num_sde_steps must be an int in [1, len(scheduler.sde_steps)], "
+                f"got {count!r}"
+            )
 
     def _validate_contract(self) -> None:
         """Checks of the reference section 4.6 (dataset trainers return early)."""
@@ -116,7 +135,7 @@ class Arguments:
         args = self.training_args
         if not args._manual_gradient_accumulation_steps:
             # "auto" counts sample batches; each batch is several optimizer microbatches.
-            args.gradient_accumulation_steps *= int(args.get_num_train_timesteps())
+            args.gradient_accumulation_steps *= int(args.get_num_train_timesteps(self))
 
     def _validate_dataset_sources(self, key: str) -> None:
         sources = self.data_args.train_sources()

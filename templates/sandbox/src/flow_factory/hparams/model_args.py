@@ -17,6 +17,8 @@ class ModelArguments(ArgABC):
     lora_rank: int = 4
     lora_alpha: float | None = None
     hidden_dim: int = 64
+    resume_path: str | None = None
+    resume_type: str | None = None
 
     def __post_init__(self) -> None:
         if self.finetune_type not in ("lora", "full"):
@@ -25,6 +27,10 @@ class ModelArguments(ArgABC):
             )
         if isinstance(self.lora_rank, bool) or not isinstance(self.lora_rank, int):
             raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
+        if self.resume_type not in (None, "model", "state"):
+            raise ValueError(
+                f"model.resume_type must be null, 'model' or 'state', got {self.resume_type!r}"
+            )
         if self.lora_rank < 1:
             raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
 

@@ -13,6 +13,7 @@ from torch import nn
 
 from ..contracts.pipeline_io import PipelineIOContract
 from ..samples import BaseSample, ComponentTimes, LatentState, MultiModalStepOutput, NoisedState
+from ..scheduler import SandboxScheduler, build_scheduler
 from .condition_state import PreparedConditionState
 from .output_state import EncodedOutputState
 
@@ -45,9 +46,16 @@ class BaseAdapter(ABC):
         self._ema: list[torch.Tensor] | None = None
         self._variants: dict[str, str | None] = {DEFAULT_BASE_VARIANT: None}
         self._generator = torch.Generator().manual_seed(int(self.scheduler_args.seed))
+        self._scheduler = build_scheduler(self.scheduler_args, self.training_args)
         self.scheduler_group = SimpleNamespace(
-            dynamics=dict(self.scheduler_args.component_dynamics)
+            dynamics=dict(self.scheduler_args.component_dynamics), primary=self._scheduler
         )
+        # Real adapters map each trainable component to its LoRA target modules; the sandbox has
+        # one component, ``transformer``, whose LoRA targets are its linear layers.
+        lora = self.model_args.finetune_type == "lora"
+        self.target_module_map: dict[str, list[str]] = {
+            "transformer": ["fc1", "fc2", "out"] if lora else []
+        }
 
     # ------------------------------------------------------------------ model hooks
     @abstractmethod
@@ -73,6 +81,11 @@ class BaseAdapter(ABC):
         return next(self.transformer.parameters()).device
 
     @property
+    def scheduler(self) -> SandboxScheduler:
+        """The sampling scheduler (``num_sde_steps``, ``noise_level``, train step indices)."""
+        return self._scheduler
+
+    @property
     def effective_pipeline_io_contract(self) -> PipelineIOContract:
         """Media this adapter consumes and produces."""
         return self.pipeline_io_contract
@@ -83,9 +96,20 @@ class BaseAdapter(ABC):
         if cls.encode_output_state is BaseAdapter.encode_output_state:
             raise TypeError(f"{cls.__name__} cannot encode output media for offline training")
 
-    def trainable_parameters(self) -> list[nn.Parameter]:
+    def get_trainable_parameters(self) -> list[nn.Parameter]:
         """Parameters with ``requires_grad``."""
         return [p for p in self.transformer.parameters() if p.requires_grad]
+
+    def trainable_parameters(self) -> list[nn.Parameter]:
+        """Alias of ``get_trainable_parameters`` (sandbox extension, kept for the runtime)."""
+        return self.get_trainable_parameters()
+
+    def _get_component_parameters(self, component_names: Sequence[str]) -> list[nn.Parameter]:
+        """Trainable parameters of the named components (the sandbox has ``transformer``)."""
+        unknown = [name for name in component_names if name != "transformer"]
+        if unknown:
+            raise ValueError(f"unknown components {unknown}; this adapter has ['transformer']")
+        return self.get_trainable_parameters()
 
     def set_prepared_module(self, module: nn.Module) -> None:
         """Use the accelerator-prepared network from now on."""
@@ -145,7 +169,7 @@ class BaseAdapter(ABC):
             return output
         if next_state is None or times.next_timestep is None:
             raise ValueError("compute_log_prob=True needs next_state and times.next_timestep")
-        level = float(self.scheduler_args.noise_level if noise_level is None else noise_level)
+        level = float(self._scheduler.noise_level if noise_level is None else noise_level)
         dt = (times.timestep - times.next_timestep).to(torch.float32)
         log_prob, mean, std = None, {}, None
         for name, x in state.components.items():
@@ -159,29 +183,33 @@ class BaseAdapter(ABC):
 
     # ------------------------------------------------------------------ forward process
     def build_training_component_times(
-        self, t: torch.Tensor, *, batch: Mapping[str, Any] | None = None
+        self, primary_timesteps: torch.Tensor, *, batch: Mapping[str, Any] | None = None
     ) -> ComponentTimes:
         """Times ``(B,)`` for a training forward (``sigma == timestep``)."""
-        return ComponentTimes(timestep=t, sigma=t)
+        return ComponentTimes(timestep=primary_timesteps, sigma=primary_timesteps)
 
     def add_forward_process_noise(
-        self, clean: LatentState, times: ComponentTimes, *, generator: torch.Generator | None = None
+        self,
+        clean_state: LatentState,
+        times: ComponentTimes,
+        *,
+        generator: torch.Generator | None = None,
     ) -> NoisedState:
-        """Draw fresh Gaussian noise and noise ``clean`` to ``times``."""
+        """Draw fresh Gaussian noise and noise ``clean_state`` to ``times``."""
         noise = LatentState(
             {
                 k: torch.randn(v.shape, generator=generator, dtype=v.dtype).to(v.device)
-                for k, v in clean.components.items()
+                for k, v in clean_state.components.items()
             }
         )
-        return self.apply_forward_process_noise(clean, times, noise)
+        return self.apply_forward_process_noise(clean_state, times, noise)
 
     def apply_forward_process_noise(
-        self, clean: LatentState, times: ComponentTimes, noise: LatentState
+        self, clean_state: LatentState, times: ComponentTimes, noise: LatentState
     ) -> NoisedState:
         """``x_t = (1 - t) x0 + t n``, target velocity ``n - x0``."""
         noised, target = {}, {}
-        for name, x0 in clean.components.items():
+        for name, x0 in clean_state.components.items():
             n = noise.components[name]
             t = _expand(times.sigma, x0).to(x0.dtype)
             noised[name] = (1.0 - t) * x0 + t * n
@@ -218,27 +246,36 @@ class BaseAdapter(ABC):
         """Final clean samples of a stacked batch."""
         return LatentState({"latent": batch["image"]})
 
-    def num_replay_steps(self, batch: Mapping[str, Any]) -> int:
-        """Stored transitions per sample (needs full trajectories with log-probs)."""
-        if "log_probs" not in batch:
-            raise ValueError("replay needs rollouts generated with compute_log_prob=True")
-        return int(batch["log_probs"].shape[1])
+    def get_train_step_indices(self) -> torch.Tensor:
+        """Rollout step positions that training replays (the scheduler's SDE steps)."""
+        return self._scheduler.train_step_indices()
 
-    def get_replay_step(self, batch: Mapping[str, Any], i: int) -> Any:
-        """Transition ``i`` of each stored trajectory as a ``ReplayStep``."""
+    def get_replay_step(self, batch: Mapping[str, Any], step_index: int) -> Any:
+        """Stored transition ``step_index`` of each trajectory as a ``ReplayStep``.
+
+        The rollout must have kept positions ``step_index`` and ``step_index + 1``
+        (``compute_trajectory_indices`` of the train step indices keeps exactly those).
+        """
         from ..samples import ReplayStep
 
-        latents, timesteps = batch["latents"], batch["timesteps"]
-        if latents.shape[1] != timesteps.shape[1]:
+        if "log_probs" not in batch:
+            raise ValueError("replay needs rollouts generated with compute_log_prob=True")
+        index_map, timesteps = batch["latent_index_map"], batch["timesteps"]
+        step = int(step_index)
+        if not 0 <= step < timesteps.shape[1] - 1:
+            raise ValueError(f"step_index {step} is outside the rollout's {timesteps.shape[1] - 1} steps")
+        here, there = int(index_map[0, step]), int(index_map[0, step + 1])
+        if here < 0 or there < 0:
             raise ValueError(
-                "replay needs every trajectory point (trajectory_indices=None), got "
-                f"{latents.shape[1]} kept points for {timesteps.shape[1]} timesteps"
+                f"the rollout did not keep trajectory positions {step} and {step + 1}; sample "
+                "with trajectory_indices=compute_trajectory_indices(...) of the train steps"
             )
+        latents = batch["latents"]
         return ReplayStep(
-            state=LatentState({"latent": latents[:, i]}),
-            times=ComponentTimes(timesteps[:, i], timesteps[:, i + 1]),
-            next_state=LatentState({"latent": latents[:, i + 1]}),
-            log_prob=batch["log_probs"][:, i],
+            state=LatentState({"latent": latents[:, here]}),
+            times=ComponentTimes(timesteps[:, step], timesteps[:, step + 1]),
+            next_state=LatentState({"latent": latents[:, there]}),
+            log_prob=batch["log_probs"][:, step],
         )
 
     # ------------------------------------------------------------------ snapshots
@@ -272,23 +309,65 @@ class BaseAdapter(ABC):
         with torch.no_grad(), self._swapped(self._snapshots[REFERENCE_SNAPSHOT]):
             yield self
 
-    def add_named_parameters(self, name: str, source: str | None = None) -> None:
-        """Snapshot ``name``: a copy of the current weights, or a fresh ``"toy:seed=<n>"`` net."""
+    def add_named_parameters(
+        self,
+        name: str,
+        target_components: Sequence[str] | None = None,
+        device: Any = None,
+        overwrite: bool = True,
+    ) -> None:
+        """Snapshot ``name``: a copy of the current weights (the sandbox copies every tensor).
+
+        ``target_components`` are checked against this adapter's components; ``device`` is
+        accepted for interface parity (the sandbox keeps snapshots beside the weights).
+        """
         if name == REFERENCE_SNAPSHOT or not name:
             raise ValueError(f"invalid snapshot name {name!r}")
-        if source is None:
-            self._snapshots[name] = self._clone_all()
-        else:
-            fresh = self.build_network_from_source(source)
-            self._snapshots[name] = [p.detach().clone() for p in fresh.parameters()]
+        if target_components is not None:
+            self._get_component_parameters(target_components)
+        if name in self._snapshots and not overwrite:
+            raise ValueError(f"named parameters {name!r} already exist and overwrite=False")
+        self._snapshots[name] = self._clone_all()
 
-    def build_network_from_source(self, source: str) -> nn.Module:
-        """Build a network of the same architecture from ``source`` (model-specific)."""
-        raise NotImplementedError(f"{type(self).__name__} cannot load {source!r}")
+    def remove_named_parameters(self, name: str) -> None:
+        """Drop snapshot ``name``."""
+        self._snapshots.pop(name, None)
+
+    def _resolve_checkpoint_path(self, path: str) -> str:
+        """Resolve a checkpoint location (the sandbox accepts ``toy:seed=<n>`` and files)."""
+        return str(path)
+
+    def _load_lora(self, path: str) -> None:
+        """Load LoRA weights from ``path`` into the live trainable (active-slot) parameters."""
+        self._load_into_trainable(path, lora=True)
+
+    def _load_full_model(self, path: str, strict: bool = True) -> None:
+        """Load full-model weights from ``path`` into the live trainable parameters."""
+        self._load_into_trainable(path, lora=False)
+
+    def _load_into_trainable(self, path: str, *, lora: bool) -> None:
+        if (self.model_args.finetune_type == "lora") != lora:
+            kind = "LoRA" if lora else "full-model"
+            raise ValueError(
+                f"cannot load {kind} weights {path!r} into a "
+                f"{self.model_args.finetune_type!r} finetune"
+            )
+        state = self.load_weights_from_source(str(path))
+        self.load_trainable_state_dict(state)
+
+    def load_weights_from_source(self, source: str) -> dict[str, torch.Tensor]:
+        """Trainable weights stored at ``source`` keyed like ``trainable_state_dict()``."""
+        return dict(torch.load(source, map_location="cpu"))
+
+    def list_named_parameters(self) -> list[str]:
+        """Names of the named snapshots (reference and role variants excluded)."""
+        return list(self.named_parameter_names())
 
     def named_parameter_names(self) -> tuple[str, ...]:
-        """Names of user snapshots (reference excluded)."""
-        return tuple(n for n in self._snapshots if n != REFERENCE_SNAPSHOT)
+        """Names of user snapshots (reference and role variants excluded)."""
+        return tuple(
+            n for n in self._snapshots if n != REFERENCE_SNAPSHOT and not n.startswith("variant:")
+        )
 
     @contextlib.contextmanager
     def use_named_parameters(self, name: str) -> Iterator[BaseAdapter]:
@@ -299,11 +378,19 @@ class BaseAdapter(ABC):
         with self._swapped(self._snapshots[name]):
             yield self
 
-    def update_named_parameters(self, name: str, decay: float = 0.0) -> None:
-        """``snap = decay * snap + (1 - decay) * current`` (``decay=0`` copies)."""
+    def update_named_parameters(
+        self,
+        name: str,
+        target_components: Sequence[str] | None = None,
+        new_parameters: Sequence[torch.Tensor] | None = None,
+    ) -> None:
+        """Overwrite snapshot ``name`` with ``new_parameters`` (default: the current weights)."""
+        if name not in self._snapshots:
+            raise KeyError(f"unknown named parameters {name!r}; have {self.named_parameter_names()}")
+        source = self._all_tensors() if new_parameters is None else list(new_parameters)
         with torch.no_grad():
-            for snap, p in zip(self._snapshots[name], self._all_tensors(), strict=True):
-                snap.mul_(decay).add_(p.detach(), alpha=1.0 - decay)
+            for snap, p in zip(self._snapshots[name], source, strict=True):
+                snap.copy_(p.detach())
 
     def named_state_dict(self, name: str) -> dict[str, torch.Tensor]:
         """Snapshot ``name`` keyed by parameter name."""
@@ -320,7 +407,7 @@ class BaseAdapter(ABC):
     # ------------------------------------------------------------------ EMA
     def init_ema(self) -> None:
         """Start the EMA copy of the trainable weights."""
-        self._ema = [p.detach().clone() for p in self.trainable_parameters()]
+        self._ema = [p.detach().clone() for p in self.get_trainable_parameters()]
 
     def ema_step(self, step: int) -> None:
         """EMA update every ``ema_update_interval`` steps (no-op when EMA is disabled)."""
@@ -329,7 +416,7 @@ class BaseAdapter(ABC):
         if self._ema is None or decay <= 0 or int(step) % interval:
             return
         with torch.no_grad():
-            for e, p in zip(self._ema, self.trainable_parameters(), strict=True):
+            for e, p in zip(self._ema, self.get_trainable_parameters(), strict=True):
                 e.mul_(decay).add_(p.detach(), alpha=1.0 - decay)
 
     @contextlib.contextmanager
@@ -337,34 +424,55 @@ class BaseAdapter(ABC):
         """Swap the EMA weights in for the ``with`` body."""
         if self._ema is None:
             raise RuntimeError("EMA is disabled (training_args.ema_decay == 0)")
-        with torch.no_grad(), self._swapped(self._ema, self.trainable_parameters()):
+        with torch.no_grad(), self._swapped(self._ema, self.get_trainable_parameters()):
             yield self
 
     # ------------------------------------------------------------------ variants (multi-role)
-    def declare_component_variants(self, roles: Sequence[str]) -> None:
-        """Declare roles; the first uses the live weights, others get their own snapshot."""
-        for index, role in enumerate(roles):
+    def declare_component_variants(self, trainable_variants: Sequence[str]) -> None:
+        """Declare the live trainable roles; the first uses the base weights, the others start
+        as copies of them (kept as ``variant:<role>`` tensors, checkpointed by the trainer's
+        multi-role child)."""
+        for index, role in enumerate(trainable_variants):
             if index == 0:
                 self._variants[role] = None
             elif role not in self._variants:
-                snapshot = f"variant:{role}"
-                self.add_named_parameters(snapshot)
-                self._variants[role] = snapshot
+                self._variants[role] = f"variant:{role}"
+                self._snapshots[f"variant:{role}"] = self._clone_all()
 
-    def declare_variant_snapshot(self, variant: str, snapshot: str) -> None:
-        """Bind ``variant`` to an existing named snapshot."""
-        self._variants[variant] = snapshot
+    def variant_names(self) -> tuple[str, ...]:
+        """Declared roles (sandbox extension)."""
+        return tuple(self._variants)
 
-    def update_variant_snapshot(self, snapshot: str, decay: float) -> None:
-        """EMA-update a named snapshot towards the live weights."""
-        self.update_named_parameters(snapshot, decay)
+    def declare_variant_snapshot(self, variant_name: str, snapshot_name: str) -> None:
+        """Register a parameter EMA ``snapshot_name`` that follows variant ``variant_name``."""
+        if variant_name not in self._variants:
+            raise KeyError(f"unknown component variant {variant_name!r}")
+        with self.use_component_variant(variant_name):
+            self._snapshots[snapshot_name] = self._clone_all()
+
+    def has_variant_snapshot(self, snapshot_name: str) -> bool:
+        """Whether a variant snapshot ``snapshot_name`` exists."""
+        return snapshot_name in self._snapshots
+
+    def update_variant_snapshot(self, snapshot_name: str, decay: float) -> None:
+        """EMA-update a variant snapshot towards the live weights of the active variant."""
+        with torch.no_grad():
+            for snap, p in zip(self._snapshots[snapshot_name], self._all_tensors(), strict=True):
+                snap.mul_(decay).add_(p.detach(), alpha=1.0 - decay)
 
     @contextlib.contextmanager
-    def use_component_variant(self, name: str) -> Iterator[BaseAdapter]:
-        """Swap the weights of role ``name`` in (optimizer steps inside update that role)."""
-        if name not in self._variants:
-            raise KeyError(f"unknown component variant {name!r}; declared {sorted(self._variants)}")
-        snapshot = self._variants[name]
+    def use_variant_snapshot(self, snapshot_name: str) -> Iterator[BaseAdapter]:
+        """Swap a variant snapshot in for the ``with`` body."""
+        with self._swapped(self._snapshots[snapshot_name]):
+            yield self
+
+    @contextlib.contextmanager
+    def use_component_variant(self, variant_name: str) -> Iterator[BaseAdapter]:
+        """Swap the weights of role ``variant_name`` in (optimizer steps inside update it)."""
+        if variant_name not in self._variants:
+            declared = sorted(self._variants)
+            raise KeyError(f"unknown component variant {variant_name!r}; declared {declared}")
+        snapshot = self._variants[variant_name]
         if snapshot is None:
             yield self
             return

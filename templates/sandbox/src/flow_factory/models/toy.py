@@ -107,12 +107,23 @@ class ToyAdapter(BaseAdapter):
                 net.apply_lora(int(args.lora_rank), float(args.lora_alpha or args.lora_rank))
         return net
 
-    def build_network_from_source(self, source: str) -> nn.Module:
-        fresh = build_toy_network(parse_toy_seed(source), int(self.model_args.hidden_dim))
+    def load_weights_from_source(self, source: str) -> dict[str, torch.Tensor]:
+        """``toy:seed=<n>`` stands in for a pretrained checkpoint: the trainable weights of a
+        network built from that seed (LoRA factors seeded the same way); else a saved file."""
+        if not str(source).startswith("toy"):
+            return super().load_weights_from_source(source)
+        seed = parse_toy_seed(source)
+        fresh = build_toy_network(seed, int(self.model_args.hidden_dim))
         if self.model_args.finetune_type == "lora":
             rank = int(self.model_args.lora_rank)
-            fresh.apply_lora(rank, float(self.model_args.lora_alpha or rank))
-        return fresh
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed + 1)
+                fresh.apply_lora(rank, float(self.model_args.lora_alpha or rank))
+                for name, param in fresh.named_parameters():
+                    if name.endswith("lora_B"):
+                        # A non-zero update, so a LoRA "teacher" differs from the base model.
+                        param.data = 0.1 * torch.randn(param.shape) / math.sqrt(param.shape[1])
+        return {k: p.detach().clone() for k, p in fresh.named_parameters() if p.requires_grad}
 
     # ------------------------------------------------------------------ conditions
     def preprocess_func(self, prompt: Any, **kwargs: Any) -> dict[str, Any]:
@@ -171,8 +182,8 @@ class ToyAdapter(BaseAdapter):
         if prompt_embeds is None:
             prompt_embeds = self.preprocess_func(prompts)["prompt_embeds"]
         emb = prompt_embeds.to(self.device)
-        sde = self.scheduler_args.dynamics_type in SDE_DYNAMICS
-        level = float(self.scheduler_args.noise_level if noise_level is None else noise_level)
+        scheduler = self.scheduler
+        level = float(scheduler.noise_level if noise_level is None else noise_level)
         steps = int(num_inference_steps)
         timesteps = torch.linspace(1.0, 0.0, steps + 1)
         x = torch.randn(len(prompts), LATENT_DIM, generator=self._generator).to(self.device)
@@ -181,7 +192,7 @@ class ToyAdapter(BaseAdapter):
             t, dt = timesteps[i], float(timesteps[i] - timesteps[i + 1])
             v = self.transformer(x, t.expand(len(prompts)).to(self.device), emb)
             mean = x - dt * v
-            if sde:
+            if scheduler.is_noisy_step(i):
                 std = max(level * math.sqrt(dt), 1e-6)
                 noise = torch.randn(x.shape, generator=self._generator).to(self.device)
                 x = mean + std * noise
@@ -196,8 +207,14 @@ class ToyAdapter(BaseAdapter):
     def _to_samples(self, prompts, emb, points, timesteps, log_probs, compute_log_prob,
                     trajectory_indices, height, width) -> list[BaseSample]:
         trajectory = torch.stack(points, dim=1).cpu()  # (B, S+1, 8)
+        positions = list(range(trajectory.shape[1]))
         if trajectory_indices is not None:
-            trajectory = trajectory[:, list(trajectory_indices)]
+            positions = [p % trajectory.shape[1] for p in trajectory_indices]
+            trajectory = trajectory[:, positions]
+        # Position in the full trajectory -> column of the kept latents (-1: not kept).
+        index_map = torch.full((len(points),), -1, dtype=torch.long)
+        for column, position in enumerate(positions):
+            index_map[position] = column
         stacked_log_probs = torch.stack(log_probs, dim=1).cpu() if compute_log_prob else None
         return [
             BaseSample(
@@ -207,6 +224,7 @@ class ToyAdapter(BaseAdapter):
                 height=height,
                 width=width,
                 latents=trajectory[i],
+                latent_index_map=index_map.clone(),
                 timesteps=timesteps.clone(),
                 log_probs=None if stacked_log_probs is None else stacked_log_probs[i],
             )

@@ -8,7 +8,14 @@ from typing import Any
 
 import torch
 
-_STACK_FIELDS = ("prompt_embeds", "latents", "timesteps", "log_probs", "image")
+_STACK_FIELDS = (
+    "prompt_embeds",
+    "latents",
+    "latent_index_map",
+    "timesteps",
+    "log_probs",
+    "image",
+)
 
 
 @dataclass
@@ -24,6 +31,7 @@ class BaseSample:
     height: int | None = None
     width: int | None = None
     latents: torch.Tensor | None = None
+    latent_index_map: torch.Tensor | None = None
     timesteps: torch.Tensor | None = None
     log_probs: torch.Tensor | None = None
     source: str | None = None

@@ -78,11 +78,10 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             enabled=config.mixed_precision in ("fp16", "bf16"),
         )
         self._initialization()
-        self.post_init()
         self._initialize_snapshots()
         self._register_builtin_runtime_children()
-        if getattr(config, "resume_from", None):
-            self.load_checkpoint(config.resume_from, resume_type=config.resume_type)
+        if self.model_args.resume_path:
+            self.load_checkpoint(self.model_args.resume_path, resume_type=self.model_args.resume_type)
 
     # ================================================================== validation
     @classmethod
@@ -152,7 +151,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         opt_args = self._optimizer_args_for_role(roles[0])
         self._max_grad_norm = float(getattr(opt_args, "max_grad_norm", 1.0))
         optimizer = torch.optim.AdamW(
-            self.adapter.trainable_parameters(),
+            self.adapter.get_trainable_parameters(),
             lr=float(opt_args.learning_rate),
             betas=tuple(getattr(opt_args, "betas", self.training_args.adam_betas)),
             eps=float(getattr(opt_args, "eps", self.training_args.adam_epsilon)),
@@ -216,9 +215,6 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             adv_clip_range=tuple(getattr(self.training_args, "adv_clip_range", (-5.0, 5.0))),
         )
 
-    def post_init(self) -> None:  # noqa: B027
-        """Subclass hook after initialisation (before snapshots)."""
-
     def _initialize_snapshots(self) -> None:  # noqa: B027
         """Create and register algorithm snapshots (override)."""
 
@@ -250,7 +246,23 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         if "adapter_reference" in declared:
             self._register_snapshot_child("adapter_reference", "__reference__")
         if MULTIROLE_RUNTIME_CHILD_NAME in declared:
-            self.register_runtime_child(MULTIROLE_RUNTIME_CHILD_NAME, self.role_optimization)
+            # The framework's child covers every role: its counters and its live weights.
+            self.register_runtime_child(
+                MULTIROLE_RUNTIME_CHILD_NAME,
+                CallbackRuntimeChild(self._multirole_state, self._load_multirole_state),
+            )
+
+    def _multirole_state(self) -> dict[str, Any]:
+        secondary = self._trainable_roles()[1:]
+        return {
+            "roles": self.role_optimization.state_dict(),
+            "variants": {r: self.adapter.named_state_dict(f"variant:{r}") for r in secondary},
+        }
+
+    def _load_multirole_state(self, state: Mapping[str, Any]) -> None:
+        self.role_optimization.load_state_dict(state["roles"])
+        for role, weights in state["variants"].items():
+            self.adapter.load_named_state_dict(f"variant:{role}", weights)
 
     def register_runtime_child(self, name: str, child: Any) -> None:
         """Register a declared checkpoint child (once)."""
@@ -281,12 +293,12 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         return self.__dict__.setdefault("_fallback_progress", TrainingProgress())
 
     @progress.setter
-    def progress(self, value: TrainingProgress) -> None:
+    def progress(self, progress: TrainingProgress) -> None:
         state = self.__dict__.get("runtime_state")
         if state is not None:
-            state.progress = value
+            state.progress = progress
         else:
-            self.__dict__["_fallback_progress"] = value
+            self.__dict__["_fallback_progress"] = progress
 
     @property
     def cycle_index(self) -> int:
@@ -475,11 +487,14 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         return samples
 
     def sample_batch(
-        self, batch: Mapping[str, Any], reward_buffer: RewardBuffer | None = None, **kwargs: Any
+        self,
+        batch: Mapping[str, Any],
+        reward_buffer: RewardBuffer | None = None,
+        **extra_inference_kwargs: Any,
     ) -> list[BaseSample]:
-        """``adapter.inference`` with ``{**training_args, **kwargs, **batch}`` filtered to its
-        signature; samples go to ``reward_buffer`` when given."""
-        merged = {**self.training_args, **kwargs, **batch}
+        """``adapter.inference`` with ``{**training_args, **extra_inference_kwargs, **batch}``
+        filtered to its signature; samples go to ``reward_buffer`` when given."""
+        merged = {**self.training_args, **extra_inference_kwargs, **batch}
         accepted = inspect.signature(self.adapter.inference).parameters
         samples = self.adapter.inference(**{k: v for k, v in merged.items() if k in accepted})
         if reward_buffer is not None:
@@ -550,7 +565,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         if missing:
             raise AttributeError(
                 f"{type(self).__name__}._sample_timesteps needs trainer attributes {missing}; "
-                "set them in __init__ or post_init()"
+                "set them in __init__"
             )
         args = self.training_args
         strategy = self.time_sampling_strategy
@@ -565,13 +580,13 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         return draw_timesteps(strategy, (count, int(batch_size)), timestep_range=span,
                               time_shift=shift, device=self.accelerator.device, generator=generator)
 
-    def _velocity_kl(self, v: Any, other_v: Any, noised: Any) -> torch.Tensor:
+    def _velocity_kl(self, velocity: Any, other_velocity: Any, noised: Any) -> torch.Tensor:
         """Per-sample mean squared velocity difference ``(B,)`` (the Gaussian KL up to scale)."""
-        if isinstance(v, LatentState):
-            diff = LatentState({k: (t - other_v.components[k]) ** 2
-                                for k, t in v.components.items()})
+        if isinstance(velocity, LatentState):
+            diff = LatentState({k: (t - other_velocity.components[k]) ** 2
+                                for k, t in velocity.components.items()})
         else:
-            diff = (v - other_v) ** 2
+            diff = (velocity - other_velocity) ** 2
         state = getattr(noised, "state", None)
         return self.adapter.reduce_latent_values(diff, state=state).float()
 
@@ -592,8 +607,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         runtime children) under ``<save_directory>/checkpoint-<epoch>``; returns that folder."""
         missing = self.runtime_state.missing_children()
         unregistered = [
-            n for n in self.adapter.named_parameter_names()
-            if not n.startswith("variant:") and n not in self._registered_snapshots
+            n for n in self.adapter.named_parameter_names() if n not in self._registered_snapshots
         ]
         if missing or unregistered:
             raise RuntimeError(

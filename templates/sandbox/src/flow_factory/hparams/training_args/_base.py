@@ -126,8 +126,12 @@ class TrainingArguments(ArgABC):
         else:
             self._manual_gradient_accumulation_steps = True
 
-    def get_num_train_timesteps(self) -> int:
-        """Optimizer microbatches per sample batch (auto GAS is multiplied by it)."""
+    def get_num_train_timesteps(self, args: Any) -> int:
+        """Optimizer microbatches per sample batch (auto GAS is multiplied by it).
+
+        Args:
+            args: The parent ``Arguments`` (sibling groups such as ``scheduler_args``).
+        """
         return 1
 
     @property

@@ -1,0 +1,32 @@
+"""Which rollout trajectory positions a trainer keeps (sandbox miniature)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+def compute_trajectory_indices(
+    train_timestep_indices: Iterable[Any], num_inference_steps: int, include_initial: bool = True
+) -> list[int]:
+    """Trajectory positions replaying ``train_timestep_indices`` needs: ``i`` and ``i + 1`` each.
+
+    Args:
+        train_timestep_indices: Rollout step positions training replays (ints or a tensor).
+        num_inference_steps: Steps of one rollout (the trajectory has one more position).
+        include_initial: Also keep position 0, the initial noise.
+
+    Returns:
+        Sorted, unique positions in ``[0, num_inference_steps]``.
+    """
+    steps = int(num_inference_steps)
+    kept = {0} if include_initial else set()
+    for raw in train_timestep_indices:
+        index = int(raw)
+        if not 0 <= index < steps:
+            raise ValueError(f"train step index {index} is outside [0, {steps})")
+        kept.update((index, index + 1))
+    return sorted(kept)
+
+
+__all__ = ["compute_trajectory_indices"]
