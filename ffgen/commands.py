@@ -13,6 +13,7 @@ from rich.console import Console
 from ffgen import interview
 from ffgen.apply import apply_plan
 from ffgen.checkout import CheckoutView, find_root
+from ffgen.checkout_hints import read_hints
 from ffgen.classify import Answers, Classification, classify
 from ffgen.context import build_context
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
@@ -52,7 +53,7 @@ def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classifi
     answers = gather_answers(req, facts, console)
     classification = classify(answers)
     check_example_choices(classification, facts)
-    ctx = build_context(names, classification)
+    ctx = build_context(names, classification, read_hints(view))
     plan = build_plan(view, facts, names, classification, ctx, force=req.force)
     check_plan_verifies(view, plan)
     return root, plan, classification

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ffgen import layout
+from ffgen.checkout_hints import CheckoutHints, example_base
 from ffgen.classify import Classification, Dynamics, Feedback, Ownership, Paradigm
 from ffgen.names import AlgorithmNames
 
@@ -37,6 +38,14 @@ class RenderContext:
     model_dir: str  # "sd3_5"
     finetune_type: str  # "lora" | "full"
     dynamics_type: str  # scheduler.dynamics_type for the example YAML: "Flow-SDE" | "ODE"
+    # settings taken from the checkout's own example of this model type ("" when it has none)
+    base_example: str  # path of that example
+    base_model_path: str  # YAML scalar for model.model_name_or_path
+    base_resolution: str  # YAML scalar for train.resolution
+    base_dataset: str  # YAML list item (indented) for data.datasets
+    base_reward: str  # YAML list item (indented) for rewards
+    # checkout capabilities
+    teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
     # paths (relative to the checkout root)
     args_path: str
     trainer_path: str
@@ -55,9 +64,17 @@ def example_dynamics_type(c: Classification) -> str:
     return "ODE"
 
 
-def build_context(names: AlgorithmNames, c: Classification) -> RenderContext:
+def build_context(
+    names: AlgorithmNames, c: Classification, hints: CheckoutHints | None = None
+) -> RenderContext:
+    """The render context; ``hints`` (what the checkout offers) default to none."""
     a = c.answers
     sup = a.supervision
+    has_reward = a.feedback is Feedback.RUNTIME_REWARD
+    own_folder = f"{layout.EXAMPLES_DIR}/{names.module}/"
+    base = example_base(hints, a.model_type, c.family.value, has_reward, own_folder)
+    # The checkout's helper loads LoRA teachers only; full finetunes get the generated loader.
+    helper = hints is not None and hints.teacher_loader and a.finetune_type.value == "lora"
     return RenderContext(
         key=names.key,
         module=names.module,
@@ -76,12 +93,18 @@ def build_context(names: AlgorithmNames, c: Classification) -> RenderContext:
         contract=c.contract.value,
         family=c.family.value,
         category=c.category,
-        has_reward=a.feedback is Feedback.RUNTIME_REWARD,
+        has_reward=has_reward,
         uses_snapshots=a.ownership is Ownership.SNAPSHOTS,
         model_type=a.model_type,
         model_dir=layout.model_dir(a.model_type),
         finetune_type=a.finetune_type.value,
         dynamics_type=example_dynamics_type(c),
+        base_example=base.source,
+        base_model_path=base.model_name_or_path,
+        base_resolution=base.resolution,
+        base_dataset=base.dataset,
+        base_reward=base.reward,
+        teacher_loader="helper" if helper else "inline",
         args_path=layout.args_module_path(names.module),
         trainer_path=layout.trainer_module_path(c.category, names.module),
         trainer_dotted=layout.trainer_dotted_path(c.category, names.module, names.trainer_class),

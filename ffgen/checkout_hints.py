@@ -1,0 +1,169 @@
+"""What the checkout offers that shapes rendering (read statically; no checkout code runs).
+
+Two hints: whether the checkout ships the OPD teacher-loading helper (then generated distillation
+trainers call it instead of carrying their own loader), and the settings of the example configs
+it already has per model type (then a generated example starts from that model, dataset and
+reward, so it runs as written instead of carrying a placeholder path).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ffgen.checkout import CheckoutView
+
+TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
+TEACHER_HELPER = "load_teachers"
+EXAMPLES_GLOB = "examples/**/*.yaml"
+# Offline families read their own supervision kind, so only an example of the same kind counts.
+OFFLINE_TRAINER_TYPES = {"sft": "sft", "record": "sft", "offline_dpo": "offline-dpo"}
+
+
+@dataclass(frozen=True)
+class ExampleSettings:
+    path: str
+    model_type: str
+    trainer_type: str
+    model_name_or_path: str | None
+    resolution: object | None
+    dataset: dict | None  # the first data.datasets entry
+    reward: dict | None  # the first rewards entry (a list item or the single mapping)
+
+
+@dataclass(frozen=True)
+class CheckoutHints:
+    teacher_loader: bool
+    examples: tuple[ExampleSettings, ...]
+
+
+def read_hints(view: CheckoutView) -> CheckoutHints:
+    return CheckoutHints(teacher_loader=_has_teacher_loader(view), examples=_examples(view))
+
+
+def _has_teacher_loader(view: CheckoutView) -> bool:
+    text = view.read(TEACHER_HELPER_MODULE)
+    if text is None:
+        return False
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False
+    return any(
+        isinstance(node, ast.FunctionDef) and node.name == TEACHER_HELPER for node in tree.body
+    )
+
+
+def _examples(view: CheckoutView) -> tuple[ExampleSettings, ...]:
+    import yaml
+
+    found = []
+    for path in sorted(view.files(EXAMPLES_GLOB)):
+        try:
+            data = yaml.safe_load(view.read(path) or "")
+        except yaml.YAMLError:
+            continue  # verify reports unreadable configs; they just offer no settings here
+        settings = _settings(path, data)
+        if settings is not None:
+            found.append(settings)
+    return tuple(found)
+
+
+def _settings(path: str, data: object) -> ExampleSettings | None:
+    if not isinstance(data, dict):
+        return None
+    model, train = _section(data, "model"), _section(data, "train")
+    if not isinstance(model.get("model_type"), str):
+        return None
+    datasets = _section(data, "data").get("datasets")
+    dataset = datasets[0] if isinstance(datasets, list) and datasets else None
+    rewards = data.get("rewards")
+    reward = rewards[0] if isinstance(rewards, list) and rewards else rewards
+    return ExampleSettings(
+        path=path,
+        model_type=model["model_type"],
+        trainer_type=str(train.get("trainer_type", "grpo")),
+        model_name_or_path=_text(model.get("model_name_or_path")),
+        resolution=train.get("resolution"),
+        dataset=dataset if isinstance(dataset, dict) else None,
+        reward=reward if isinstance(reward, dict) else None,
+    )
+
+
+def _section(data: dict, name: str) -> dict:
+    value = data.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass(frozen=True)
+class ExampleBase:
+    """What a generated example takes from the checkout's own examples (YAML text blocks)."""
+
+    source: str  # the example the model settings come from ("" when none)
+    model_name_or_path: str  # YAML scalar, or "" for the template's default
+    resolution: str  # YAML scalar, or ""
+    dataset: str  # YAML list item indented for ``data.datasets``, or ""
+    reward: str  # YAML list item indented for ``rewards``, or ""
+
+
+NO_BASE = ExampleBase("", "", "", "", "")
+
+
+def example_base(
+    hints: CheckoutHints | None, model_type: str, family: str, has_reward: bool, own_folder: str
+) -> ExampleBase:
+    """Settings for a new example of ``model_type``: model from any example of that model type,
+    dataset from one of the same acquisition kind, reward from one that has rewards.
+
+    Examples under ``own_folder`` (the algorithm's own, on a re-run) never count, so a re-run
+    renders what the first run did.
+    """
+    if hints is None:
+        return NO_BASE
+    same_model = [
+        e
+        for e in hints.examples
+        if e.model_type == model_type and not e.path.startswith(own_folder)
+    ]
+    if not same_model:
+        return NO_BASE
+    wanted = OFFLINE_TRAINER_TYPES.get(family)
+    if wanted is None:
+        same_kind = [e for e in same_model if e.trainer_type not in OFFLINE_TRAINER_TYPES.values()]
+    else:
+        same_kind = [e for e in same_model if e.trainer_type == wanted]
+    with_model = [e for e in same_kind + same_model if e.model_name_or_path]
+    model = with_model[0] if with_model else same_model[0]
+    dataset = next((e.dataset for e in same_kind if e.dataset), None)
+    reward = next((e.reward for e in same_kind if e.reward), None) if has_reward else None
+    return ExampleBase(
+        source=model.path,
+        model_name_or_path=_scalar(model.model_name_or_path),
+        resolution=_scalar(model.resolution),
+        dataset=_list_item(dataset, indent=4),
+        reward=_list_item(reward, indent=2),
+    )
+
+
+def _scalar(value: object) -> str:
+    import yaml
+
+    if value is None:
+        return ""
+    text = yaml.safe_dump(value, default_flow_style=True, width=1000)
+    # A bare scalar is dumped as a document ("x\n...\n"); keep only the value.
+    return text.strip().removesuffix("...").strip()
+
+
+def _list_item(entry: dict | None, *, indent: int) -> str:
+    import yaml
+
+    if not entry:
+        return ""
+    text = yaml.safe_dump([entry], sort_keys=False, default_flow_style=False, width=100)
+    pad = " " * indent
+    return "\n".join(pad + line for line in text.rstrip("\n").splitlines())
