@@ -36,7 +36,11 @@ CONTRACT_CONSTANTS: dict[str, tuple[str, str]] = {
 }
 PARADIGMS = ("coupled", "decoupled", "distillation")
 SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
+# Optimizer kinds when the checkout has no readable optimizer registry; `optimizer:` defaults to
+# the first (OptimizerArguments.optimizer = "adamw").
 OPTIMIZER_KINDS = ("adamw", "muon")
+DEFAULT_OPTIMIZER = "adamw"
+DEFAULT_OPTIMIZER_NAME = "default"  # OptimizerArguments.name
 RESERVED_RUNTIME_CHILDREN = ("adapter_ema", "adapter_reference", "multirole")
 
 _R = Rule
@@ -105,8 +109,13 @@ RULES: tuple[Rule, ...] = (
        "and EMA cadence; overriding it desynchronises checkpoints and resume.",
        "delete start() and implement the sample/optimize (or optimize_batch) hooks"),
     _R("FF302", "trainer advances progress by hand", ERROR,
-       "Progress counters (step, epoch, cycle_index, progress) advance only inside the shared "
-       "loop and _apply_optimizer_step; manual updates double-count cycles and steps.",
+       "Progress counters (step, epoch, data_epoch, cycle_index, progress) advance only inside "
+       "the shared loop and _apply_optimizer_step, which clips, steps, logs and advances step. "
+       "Advancing step in a trainer that also calls _apply_optimizer_step counts each optimizer "
+       "step twice, advancing it with no optimizer step counts steps that never ran, and writing "
+       "epoch/data_epoch desynchronises the loop and exact resume: errors. Advancing step right "
+       "after the trainer's own optimizer.step() keeps the count (DiffusionOPD does this) and is "
+       "a warning: _apply_optimizer_step is the preferred helper.",
        "remove the assignment; call _apply_optimizer_step when accelerator.sync_gradients"),
     _R("FF303", "generation trainer missing optimize/sample", ERROR,
        "With generated acquisition the loop calls sample() then optimize(samples); "
@@ -144,9 +153,12 @@ RULES: tuple[Rule, ...] = (
        "eval_rewards for evaluation.",
        "remove `rewards:` (keep eval_rewards) or use a runtime_reward contract"),
     _R("FF505", "optimizers entries", ERROR,
-       "`optimizers:` has one named entry per trainable role, each with max_grad_norm and "
-       "optimizer: adamw|muon; a missing role falls back silently or fails at startup.",
-       "give each trainable role one entry with name, optimizer and max_grad_norm"),
+       "`optimizers:` (a list, or one mapping) has one entry per trainable role, each with "
+       "max_grad_norm; an entry without `name:` is the `default` role and one without "
+       "`optimizer:` is adamw (OptimizerArguments' defaults), but an `optimizer:` value that "
+       "is not a registered optimizer fails at startup, and a missing role falls back silently.",
+       "give each trainable role one entry with name and max_grad_norm; set optimizer (if at "
+       "all) to a registered kind such as adamw or muon"),
     _R("FF506", "execution_contract configured in YAML", ERROR,
        "The contract is selected by trainer_type; TrainingArguments.from_dict raises ValueError "
        "when train.execution_contract is configured.",
@@ -163,10 +175,15 @@ RULES: tuple[Rule, ...] = (
        "Each trainable role needs a default optimizer entry (*_DEFAULT_OPTIMIZERS) and the role "
        "update plan must name exactly the required roles.",
        "make *_DEFAULT_OPTIMIZERS and role_update_plan() name each required role once"),
-    _R("FF603", "training roles without checkpoint runtime children", ERROR,
-       "Exact resume must include every role's snapshots; algorithms with training roles declare "
-       "runtime_child_names or _algorithm_runtime_child_names().",
-       "declare runtime_child_names and register each child in _initialize_snapshots"),
+    _R("FF603", "algorithm snapshot without a checkpoint runtime child", ERROR,
+       "Exact resume saves the framework's children (adapter_ema, adapter_reference, and "
+       "multirole whenever more than one trainable role is required, which holds every role "
+       "and its variant snapshots) plus the children the algorithm declares. A named-parameter "
+       "snapshot (add_named_parameters) is never framework-covered, and a variant snapshot or "
+       "component variant is covered only by the multirole child; one that is not declared in "
+       "runtime_child_names or _algorithm_runtime_child_names() makes checkpointing raise.",
+       "add the snapshot's name to runtime_child_names (or return it from "
+       "_algorithm_runtime_child_names()) and register it in _initialize_snapshots"),
     _R("FF604", "reserved or undeclared runtime child", ERROR,
        "adapter_ema, adapter_reference and multirole are declared by the framework; a child "
        "registered under a name not in runtime_child_names makes checkpointing raise.",
@@ -181,8 +198,16 @@ def rule(rule_id: str) -> Rule:
 
 
 def finding(
-    rule_id: str, path: str, line: int, algorithm: str | None, message: str, fix: str = ""
+    rule_id: str,
+    path: str,
+    line: int,
+    algorithm: str | None,
+    message: str,
+    fix: str = "",
+    *,
+    severity: str | None = None,
 ) -> Finding:
-    """A finding for ``rule_id`` with the catalogue's severity (and fix hint unless given)."""
+    """A finding for ``rule_id`` with the catalogue's severity (unless a rule that grades its
+    findings passes one, e.g. FF302's warning case) and fix hint (unless given)."""
     r = BY_ID[rule_id]
-    return Finding(rule_id, r.severity, path, line, algorithm, message, fix or r.fix)
+    return Finding(rule_id, severity or r.severity, path, line, algorithm, message, fix or r.fix)

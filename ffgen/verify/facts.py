@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cached_property
 
 from ffgen import layout
 from ffgen.errors import UsageError
-from ffgen.verify.catalogue import CONTRACT_CONSTANTS
+from ffgen.verify.catalogue import CONTRACT_CONSTANTS, OPTIMIZER_KINDS
 from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo
 
 ARGS_REGISTRY_MODULE = "flow_factory.hparams.training_args._registry"
@@ -23,6 +24,12 @@ TRAINER_REGISTRY_NAME = layout.TRAINER_REGISTRY_NAME
 BASE_TRAINER = "BaseTrainer"
 BASE_ARGS = "TrainingArguments"
 OFFLINE_ARGS = "OfflineFlowMatchingTrainingArguments"
+# Where a checkout registers its optimizer kinds (keys of a dict literal), newest layout first.
+OPTIMIZER_REGISTRY_MODULES = (
+    "flow_factory.hparams.optimizer_args._registry",
+    "flow_factory.hparams.optimizer_args",
+)
+OPTIMIZER_REGISTRY_NAME = "_OPTIMIZER_ARGS_REGISTRY"
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,21 @@ class Facts:
 
     def algorithm(self, key: str) -> Algorithm | None:
         return self._by_key.get(key)
+
+    @cached_property
+    def optimizer_kinds(self) -> tuple[str, ...]:
+        """The keys of the checkout's optimizer registry (``adamw``, ``muon`` when unreadable)."""
+        for module in OPTIMIZER_REGISTRY_MODULES:
+            sym = self.index.resolve(module, OPTIMIZER_REGISTRY_NAME)
+            value = sym.assign.value if sym is not None and sym.assign is not None else None
+            if isinstance(value, ast.Dict):
+                keys = tuple(
+                    k.value.lower() for k in value.keys
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                )
+                if keys:
+                    return keys
+        return OPTIMIZER_KINDS
 
     def keys_for_args(self, cls: ClassInfo) -> tuple[str, ...]:
         """Every registry key whose args class is ``cls`` (aliases share one class)."""

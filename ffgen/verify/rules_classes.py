@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from ffgen.verify.catalogue import CONTRACT_CONSTANTS, PARADIGMS, SANCTIONED_EXTENSIONS, finding
 from ffgen.verify.facts import BASE_ARGS, OFFLINE_ARGS, Algorithm, Declared, Facts
 from ffgen.verify.index import ClassInfo
-from ffgen.verify.model import Finding
+from ffgen.verify.model import WARNING, Finding
 
-PROGRESS_ATTRS = ("step", "epoch", "cycle_index", "progress", "global_step")
+PROGRESS_ATTRS = ("step", "epoch", "data_epoch", "cycle_index", "progress", "global_step")
 PROGRESS_CALLS = ("advance_acquisition", "advance_optimizer_step")
+APPLY_STEP = "_apply_optimizer_step"
 
 
 def check_contracts(facts: Facts) -> Iterator[Finding]:
@@ -91,22 +92,67 @@ def check_paradigm(facts: Facts) -> Iterator[Finding]:
 
 
 def check_start_and_progress(facts: Facts) -> Iterator[Finding]:
-    """FF301 (start override) and FF302 (manual progress)."""
+    """FF301 (start override) and FF302 (manual progress; a warning where the count holds)."""
     for alg in facts.algorithms:
         if alg.trainer_cls is None:
             continue
-        for owner in facts.own_classes(alg.trainer_cls):
+        own = facts.own_classes(alg.trainer_cls)
+        for owner in own:
             if "start" in owner.methods:
                 yield finding(
                     "FF301", owner.path, owner.methods["start"].lineno, alg.key,
                     f"{owner.name} overrides start(); the shared loop owns it",
                 )
+        helper = next((c for c in own if _calls(c, APPLY_STEP)), None)
+        for owner in own:
             for fn in owner.methods.values():
                 for line, what in _progress_writes(fn):
-                    yield finding(
-                        "FF302", owner.path, line, alg.key,
-                        f"{owner.name}.{fn.name} {what} by hand",
-                    )
+                    yield _progress_finding(alg, owner, fn, line, what, helper)
+
+
+def _progress_finding(
+    alg: Algorithm, owner: ClassInfo, fn: ast.AST, line: int, what: str,
+    helper: ClassInfo | None,
+) -> Finding:
+    where = f"{owner.name}.{fn.name}"
+    if what != "writes self.step":
+        return finding("FF302", owner.path, line, alg.key, f"{where} {what} by hand")
+    if helper is not None:
+        return finding(
+            "FF302", owner.path, line, alg.key,
+            f"{where} advances self.step although {helper.name} calls {APPLY_STEP}(), which "
+            "already advances it: every optimizer step counts twice",
+            f"delete the assignment; {APPLY_STEP} advances step",
+        )
+    if not _steps_optimizer(fn):
+        return finding(
+            "FF302", owner.path, line, alg.key,
+            f"{where} advances self.step without stepping an optimizer",
+        )
+    return finding(
+        "FF302", owner.path, line, alg.key,
+        f"{where} advances self.step by hand around its own optimizer step; the count holds, "
+        f"but {APPLY_STEP} is the preferred helper",
+        "replace optimizer.step()/zero_grad() and the step update with "
+        f"self.{APPLY_STEP}(loss_info) when accelerator.sync_gradients",
+        severity=WARNING,
+    )
+
+
+def _calls(cls: ClassInfo, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
+        for fn in cls.methods.values() for n in ast.walk(fn)
+    )
+
+
+def _steps_optimizer(fn: ast.AST) -> bool:
+    """``<...optimizer...>.step()`` in ``fn`` (self.optimizer, an optimizers[role], a local)."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step":
+            if "optimizer" in ast.unparse(n.func.value).lower():
+                return True
+    return False
 
 
 def _progress_writes(fn: ast.AST) -> Iterator[tuple[int, str]]:

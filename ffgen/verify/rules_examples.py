@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
-from ffgen.verify.catalogue import OPTIMIZER_KINDS, SDE_DYNAMICS, finding
+from ffgen.verify.catalogue import DEFAULT_OPTIMIZER, DEFAULT_OPTIMIZER_NAME, SDE_DYNAMICS, finding
 from ffgen.verify.examples import Example
 from ffgen.verify.facts import Algorithm, Facts
 from ffgen.verify.model import Finding
@@ -71,11 +71,21 @@ def _exact_int(value: object) -> bool:
 
 
 def _rewards(facts: Facts, alg: Algorithm, ex: Example) -> Iterator[Finding]:
-    if facts.feedback(alg.args_cls) == "none" and ex.data.get("rewards"):
+    if facts.feedback(alg.args_cls) == "none" and _entries(ex.data.get("rewards")):
         yield finding(
             "FF504", ex.path, ex.line("rewards"), alg.key,
             f"{alg.key} has no runtime_reward feedback but the config lists training `rewards:`",
         )
+
+
+def _entries(value: object) -> list[tuple[tuple, object]]:
+    """``rewards:`` / ``optimizers:`` as (key path below the section, entry) pairs: a list, or
+    one mapping (the single-entry shorthand both from_dict methods accept)."""
+    if isinstance(value, list):
+        return [((i,), v) for i, v in enumerate(value)]
+    if isinstance(value, dict) and value:
+        return [((), value)]
+    return []
 
 
 def _contract(facts: Facts, alg: Algorithm, ex: Example) -> Iterator[Finding]:
@@ -98,11 +108,11 @@ def _optimizers(facts: Facts, alg: Algorithm, ex: Example) -> Iterator[Finding]:
             "no `optimizers:` list (one entry is synthesised from train)")
         yield finding(rule, ex.path, 1, alg.key, msg)
         return
-    if not isinstance(opts, list):
-        yield _opt(ex, alg, ("optimizers",), "`optimizers:` is not a list")
+    if not isinstance(opts, list | dict):
+        yield _opt(ex, alg, ("optimizers",), "`optimizers:` is neither a list nor a mapping")
         return
-    yield from _entries(ex, alg, opts)
-    names = [o.get("name") for o in opts if isinstance(o, dict)]
+    entries = _entries(opts)
+    names = yield from _entry_findings(facts, ex, alg, entries)
     if multi:
         missing = [r for r in roles if r not in names]
         extra = [n for n in names if n not in roles]
@@ -111,26 +121,38 @@ def _optimizers(facts: Facts, alg: Algorithm, ex: Example) -> Iterator[Finding]:
                        f"optimizers {names} do not match roles {list(roles)}"
                        + (f" (missing {missing})" if missing else "")
                        + (f" (unknown {extra})" if extra else ""))
-    elif len(opts) != 1:
+    elif len(entries) != 1:
         yield _opt(ex, alg, ("optimizers",),
-                   f"{len(opts)} optimizer entries for a single-role algorithm; expected 1")
+                   f"{len(entries)} optimizer entries for a single-role algorithm; expected 1")
 
 
-def _entries(ex: Example, alg: Algorithm, opts: list) -> Iterator[Finding]:
-    seen: set[object] = set()
-    for i, o in enumerate(opts):
-        if not isinstance(o, dict) or not o.get("name"):
-            yield _opt(ex, alg, ("optimizers", i), f"optimizers[{i}] has no name")
+def _entry_findings(
+    facts: Facts, ex: Example, alg: Algorithm, entries: list[tuple[tuple, object]]
+) -> Generator[Finding, None, list[object]]:
+    """Check each entry; return the role names they configure (unnamed = ``default``)."""
+    kinds = facts.optimizer_kinds
+    names: list[object] = []
+    for sub, o in entries:
+        keys = ("optimizers", *sub)
+        where = f"optimizers[{sub[0]}]" if sub else "optimizers"
+        if not isinstance(o, dict):
+            yield _opt(ex, alg, keys, f"{where} is not a mapping")
             continue
-        label = f"optimizers[{i}] ({o['name']})"
-        if o["name"] in seen:
-            yield _opt(ex, alg, ("optimizers", i, "name"), f"{label} repeats a name")
-        seen.add(o["name"])
+        name = o.get("name", DEFAULT_OPTIMIZER_NAME)
+        label = f"{where} ({name})"
+        if not isinstance(name, str) or not name:
+            yield _opt(ex, alg, (*keys, "name"), f"{where} has an empty or non-string name")
+            continue
+        if name in names:
+            yield _opt(ex, alg, (*keys, "name"), f"{label} repeats a name")
+        names.append(name)
         if "max_grad_norm" not in o:
-            yield _opt(ex, alg, ("optimizers", i), f"{label} has no max_grad_norm")
-        if o.get("optimizer") not in OPTIMIZER_KINDS:
-            yield _opt(ex, alg, ("optimizers", i, "optimizer"),
-                       f"{label} optimizer is {o.get('optimizer')!r}; use adamw or muon")
+            yield _opt(ex, alg, keys, f"{label} has no max_grad_norm")
+        kind = o.get("optimizer", DEFAULT_OPTIMIZER)  # absent: OptimizerArguments' adamw
+        if not isinstance(kind, str) or kind.lower() not in kinds:
+            yield _opt(ex, alg, (*keys, "optimizer"),
+                       f"{label} optimizer is {kind!r}; registered: {', '.join(kinds)}")
+    return names
 
 
 def _opt(ex: Example, alg: Algorithm, keys: tuple, message: str) -> Finding:

@@ -1,9 +1,10 @@
-"""Rules over multi-role training and checkpoint runtime children (FF601-FF604)."""
+"""Rules over multi-role training, snapshots and checkpoint runtime children (FF601-FF604)."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ffgen.verify.catalogue import RESERVED_RUNTIME_CHILDREN, finding
 from ffgen.verify.facts import Algorithm, Facts
@@ -26,7 +27,6 @@ def check_roles(facts: Facts) -> Iterator[Finding]:
         if roles is not None and len(roles) > 1:
             yield from _defaults(facts, alg, roles)
             yield from _plan(facts, alg, roles)
-            yield from _children_declared(facts, alg)
         elif signal is not None or roles is not None:
             yield finding(
                 "FF601", a.path, line or a.line, alg.key,
@@ -94,18 +94,104 @@ def _callee(call: ast.Call) -> str:
     return f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
 
 
-def _children_declared(facts: Facts, alg: Algorithm) -> Iterator[Finding]:
-    t = alg.trainer_cls
-    declared = facts.class_value(t, "runtime_child_names")
-    own = declared.owner is not None and id(declared.owner) not in facts.framework(t)
-    if own and declared.value != ():
-        return
+def check_snapshots(facts: Facts) -> Iterator[Finding]:
+    """FF603: every algorithm-owned snapshot or role is framework-covered or declared.
+
+    The framework checkpoints EMA / reference weights itself and adds its ``multirole`` child
+    whenever more than one trainable role is required; that child holds every role and its
+    variant snapshots. Named-parameter snapshots are the algorithm's own and need a declared
+    child (``runtime_child_names`` or an ``_algorithm_runtime_child_names()`` override).
+    """
+    for alg in facts.algorithms:
+        t = alg.trainer_cls
+        if t is None:
+            continue
+        roles, _ = facts.roles(alg.args_cls)
+        multirole = roles is not None and len(roles) > 1
+        declared = _declared_children(facts, t)
+        for owner, fn in facts.effective_methods(t):
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                kind = SNAPSHOT_CALLS.get(_callee(node))
+                if kind is None or (multirole and kind != "named-parameter snapshot"):
+                    continue
+                name = _snapshot_name(facts, owner, node, kind)
+                if declared.covers(name):
+                    continue
+                shown = repr(name) if isinstance(name, str) else "(computed name)"
+                what = f"{kind} {shown}" if kind != "component variants" else kind
+                why = "" if kind == "named-parameter snapshot" else (
+                    f" (and {alg.key} requires fewer than two trainable roles, so no "
+                    "multirole child covers it)"
+                )
+                yield finding(
+                    "FF603", owner.path, node.lineno, alg.key,
+                    f"{owner.name}.{fn.name} creates {what} but {t.name} declares no runtime "
+                    f"child for it{why}",
+                )
+
+
+# Adapter calls that create state exact resume must save, and what each creates.
+SNAPSHOT_CALLS = {
+    "add_named_parameters": "named-parameter snapshot",
+    "declare_variant_snapshot": "variant snapshot",
+    "declare_component_variants": "component variants",
+}
+_NAME_ARG = {  # (position, keyword) of the snapshot name
+    "named-parameter snapshot": (0, "name"),
+    "variant snapshot": (1, "snapshot_name"),
+}
+
+
+def _snapshot_name(facts: Facts, owner: ClassInfo, call: ast.Call, kind: str) -> str | None:
+    if kind not in _NAME_ARG:
+        return None
+    pos, kw = _NAME_ARG[kind]
+    arg = call.args[pos] if len(call.args) > pos else next(
+        (k.value for k in call.keywords if k.arg == kw), None)
+    return _string(facts, owner, arg)
+
+
+def _string(facts: Facts, owner: ClassInfo, expr: ast.expr | None) -> str | None:
+    if isinstance(expr, ast.Constant):
+        return expr.value if isinstance(expr.value, str) else None
+    if isinstance(expr, ast.Name):
+        value = facts.index.literal(owner.module, expr)
+        return value if isinstance(value, str) else None
+    return None
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """The algorithm's own checkpoint children: ``names`` when known, ``dynamic`` when an
+    ``_algorithm_runtime_child_names()`` override (or a non-literal tuple) decides them."""
+
+    names: frozenset[str]
+    dynamic: bool
+
+    def covers(self, name: str | None) -> bool:
+        if self.dynamic:
+            return True
+        return name in self.names if name is not None else bool(self.names)
+
+
+def _declared_children(facts: Facts, t: ClassInfo) -> _Declared:
     if facts.own_method(t, CHILD_HOOK) is not None:
-        return
-    yield finding(
-        "FF603", t.path, t.line, alg.key,
-        f"{t.name} trains several roles but declares no checkpoint runtime children",
-    )
+        return _Declared(frozenset(), True)
+    found = facts.index.lookup(t, "runtime_child_names")
+    if found is None or id(found[0]) in facts.framework(t):
+        return _Declared(frozenset(), False)
+    owner, assign = found
+    value = assign.value
+    if isinstance(value, ast.Name):
+        sym = facts.index.resolve(owner.module, value.id)
+        value = sym.assign.value if sym is not None and sym.assign is not None else None
+    if not isinstance(value, ast.Tuple | ast.List):
+        return _Declared(frozenset(), value is not None)
+    names = [_string(facts, owner, e) for e in value.elts]
+    known = frozenset(n for n in names if n is not None)
+    return _Declared(known, len(known) != len(names))
 
 
 def check_children(facts: Facts) -> Iterator[Finding]:
@@ -142,4 +228,4 @@ def _undeclared(facts: Facts, alg: Algorithm, names: set[str]) -> Iterator[Findi
                 )
 
 
-RULES = (check_roles, check_children)
+RULES = (check_roles, check_snapshots, check_children)

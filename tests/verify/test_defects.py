@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from ffgen.verify.catalogue import rule
 from tests.verify.conftest import ARGS, PKG, TRAINERS
 
 ARGS_REG = f"{ARGS}/_registry.py"
@@ -131,6 +132,16 @@ CASES = [
     c("manual-step", (f"{TRAINERS}/rl/nft.py", "        self._apply_optimizer_step({})",
                       "        self.step += 1"),
       "FF302", f"{TRAINERS}/rl/nft.py", "self.step += 1", "nft"),
+    c("manual-step-beside-helper", (
+        f"{TRAINERS}/offline/sft.py",
+        "            self._loss_info = self._apply_optimizer_step(self._loss_info)\n",
+        "            self._loss_info = self._apply_optimizer_step(self._loss_info)\n"
+        "            self.step += 1\n"),
+      "FF302", f"{TRAINERS}/offline/sft.py", "self.step += 1", "sft"),
+    c("opd-own-step-and-helper", (
+        f"{TRAINERS}/distillation/opd/trainer.py", "        if samples:\n",
+        "        self._apply_optimizer_step({})\n        if samples:\n"),
+      "FF302", f"{TRAINERS}/distillation/opd/trainer.py", "self.step += 1", "diffusion-opd"),
     c("manual-progress", (f"{TRAINERS}/offline/sft.py", "        return batch\n",
                           "        self.progress = self.progress.advance_optimizer_step()\n"),
       "FF302", f"{TRAINERS}/offline/sft.py", "advance_optimizer_step", "sft"),
@@ -138,6 +149,9 @@ CASES = [
                        '        self.adapter.update_variant_snapshot("_crd_old", 0.0)',
                        "        self.epoch = self.epoch + 1"),
       "FF302", f"{TRAINERS}/rl/crd.py", "self.epoch =", "crd"),
+    c("manual-data-epoch", (f"{TRAINERS}/rl/awm.py", "        self._apply_optimizer_step({})",
+                            "        self._apply_optimizer_step({})\n        self.data_epoch += 1"),
+      "FF302", f"{TRAINERS}/rl/awm.py", "self.data_epoch", "awm"),
     # FF303 / FF304: hooks
     c("generation-no-sample", (f"{TRAINERS}/rl/awm.py", START, "    def _sample(self):"),
       "FF303", f"{TRAINERS}/rl/awm.py", "class AWMTrainer", "awm"),
@@ -231,13 +245,23 @@ CASES = [
     c("no-role-optimizer-hook", (f"{TRAINERS}/distillation/tdm.py",
                                  "def _optimizer_args_for_role(", "def _role_args("),
       "FF602", f"{TRAINERS}/distillation/tdm.py", "class TDMTrainer", "tdm"),
-    c("roles-without-children", (
-        (f"{TRAINERS}/distillation/dmd2.py",
-         '    runtime_child_names: ClassVar[Tuple[str, ...]] = ("dmd2_real_score",)\n', ""),
-        (f"{TRAINERS}/distillation/dmd2.py",
-         '        self._register_named_parameter_runtime_child("dmd2_real_score")',
-         "        pass")),
-      "FF603", f"{TRAINERS}/distillation/dmd2.py", "class DMD2Trainer", "dmd2"),
+    c("undeclared-named-snapshot", (
+        f"{TRAINERS}/distillation/dmd2.py", "    def _run_training_step(self) -> None:\n",
+        "    def _initialize_snapshots(self) -> None:\n"
+        '        self.adapter.add_named_parameters("dmd2_generator_ema")\n\n'
+        "    def _run_training_step(self) -> None:\n"),
+      "FF603", f"{TRAINERS}/distillation/dmd2.py", "add_named_parameters(", "dmd2"),
+    c("snapshot-not-among-declared-children", (
+        f"{TRAINERS}/rl/crd.py", '        self._register_named_parameter_runtime_child("_crd_old")',
+        '        self.adapter.add_named_parameters(name="_crd_anchor")\n'
+        '        self._register_named_parameter_runtime_child("_crd_old")'),
+      "FF603", f"{TRAINERS}/rl/crd.py", "_crd_anchor", "crd"),
+    c("variant-snapshot-without-multirole", (
+        f"{TRAINERS}/rl/nft.py", "    def sample(self)",
+        "    def _initialize_snapshots(self) -> None:\n"
+        '        self.adapter.declare_variant_snapshot("default", "nft_old")\n\n'
+        "    def sample(self)"),
+      "FF603", f"{TRAINERS}/rl/nft.py", "declare_variant_snapshot", "nft"),
     c("reserved-child", (f"{TRAINERS}/rl/crd.py", '("_crd_old", "_crd_sampling")',
                          '("_crd_old", "_crd_sampling", "multirole")'),
       "FF604", f"{TRAINERS}/rl/crd.py", "runtime_child_names =", "crd"),
@@ -258,6 +282,7 @@ def test_seeded_defect_is_caught(checkout, case: Case):
     assert expected in got, shown
     hit = next(f for f in report.findings if (f.rule_id, f.path, f.line) == expected)
     assert hit.algorithm == case.algorithm
+    assert hit.severity == rule(case.rule).severity  # a defect, not FF302's warning case
     assert hit.message and hit.fix and "\n" not in hit.message + hit.fix
 
 
