@@ -60,9 +60,14 @@ def read_prompts(dataset_dir: str, split: str = "train") -> list[str]:
 
 
 def get_train_dataloader(
-    config: Any, accelerator: Any, preprocess_func: Callable[..., Mapping[str, Any]]
+    config: Any,
+    accelerator: Any,
+    preprocess_func: Callable[..., Mapping[str, Any]] | None = None,
+    **kwargs: Any,
 ) -> tuple[DataLoader, dict[str, DataLoader]]:
     """Grouped prompt loader over every enabled train source; ``(loader, {})``."""
+    if preprocess_func is None:
+        raise ValueError("the prompt loader needs the adapter's preprocess_func, got None")
     prompts: list[str] = []
     for source in config.data_args.train_sources():
         prompts.extend(read_prompts(source.dataset_dir, source.train_split))

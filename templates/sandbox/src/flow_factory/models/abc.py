@@ -35,7 +35,7 @@ class BaseAdapter(ABC):
     trajectory_component_order: ClassVar[tuple[str, ...]] = ("latent",)
     pipeline_io_contract: ClassVar[PipelineIOContract] = PipelineIOContract()
 
-    def __init__(self, config: Any, accelerator: Any = None) -> None:
+    def __init__(self, config: Any, accelerator: Any) -> None:
         self.config = config
         self.accelerator = accelerator
         self.model_args = config.model_args
@@ -71,7 +71,14 @@ class BaseAdapter(ABC):
         """Generate samples (signature filters the kwargs ``generate_samples`` passes)."""
 
     @abstractmethod
-    def preprocess_func(self, prompt: Any, **kwargs: Any) -> dict[str, Any]:
+    def preprocess_func(
+        self,
+        prompt: Any = None,
+        images: Any = None,
+        videos: Any = None,
+        audios: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         """Encode raw inputs into cached model conditions."""
 
     # ------------------------------------------------------------------ properties

@@ -126,7 +126,14 @@ class ToyAdapter(BaseAdapter):
         return {k: p.detach().clone() for k, p in fresh.named_parameters() if p.requires_grad}
 
     # ------------------------------------------------------------------ conditions
-    def preprocess_func(self, prompt: Any, **kwargs: Any) -> dict[str, Any]:
+    def preprocess_func(
+        self,
+        prompt: Any = None,
+        images: Any = None,
+        videos: Any = None,
+        audios: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         """``{"prompt": [...], "prompt_embeds": (B, 8)}`` from prompt text."""
         prompts = [prompt] if isinstance(prompt, str) else list(prompt)
         embeds = torch.stack([prompt_embedding(p) for p in prompts], dim=0)

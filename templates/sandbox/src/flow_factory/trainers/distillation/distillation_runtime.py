@@ -113,12 +113,13 @@ def query_score_velocity(
         output = adapter.forward_state(
             batch=batch, state=state, times=times, return_fields=("velocity",), **forward_kwargs
         )
-    return require_velocity(output, source=f"{algorithm_name} {role_name}")
+    return require_velocity(output, algorithm_name=algorithm_name, role_name=role_name)
 
 
-def record_distillation_metric(metrics: dict[str, list[Any]], key: str, value: Any) -> None:
-    """Append a detached metric value."""
-    metrics.setdefault(key, []).append(value.detach() if isinstance(value, torch.Tensor) else value)
+def record_distillation_metric(trainer: Any, name: str, value: Any) -> None:
+    """Append a detached metric value to the trainer's open ``_loss_info`` window."""
+    metrics = trainer.__dict__.setdefault("_loss_info", {})
+    metrics.setdefault(name, []).append(value.detach() if isinstance(value, torch.Tensor) else value)
 
 
 def detach_state(state: LatentState) -> LatentState:
@@ -126,11 +127,13 @@ def detach_state(state: LatentState) -> LatentState:
     return state.detach()
 
 
-def require_velocity(output: Any, *, source: str) -> LatentState:
-    """The output's velocity ``LatentState`` or a ``ValueError`` naming ``source``."""
+def require_velocity(output: Any, *, algorithm_name: str, role_name: str) -> LatentState:
+    """The output's velocity ``LatentState`` or a ``ValueError`` naming the algorithm and role."""
     velocity = getattr(output, "velocity", None)
     if not isinstance(velocity, LatentState):
-        raise ValueError(f"{source} returned no velocity, got {type(velocity).__name__}")
+        raise ValueError(
+            f"{algorithm_name} {role_name} returned no velocity, got {type(velocity).__name__}"
+        )
     return velocity
 
 
