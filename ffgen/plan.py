@@ -9,9 +9,10 @@ from enum import Enum
 from ffgen import __version__, layout, render
 from ffgen.checkout import CheckoutView, Overlay
 from ffgen.classify import Classification
+from ffgen.conformance import check_conformance
 from ffgen.context import RenderContext
 from ffgen.errors import RefusedError
-from ffgen.facts import CheckoutFacts, missing_imports
+from ffgen.facts import CheckoutFacts
 from ffgen.manifest import Manifest, manifest_for
 from ffgen.names import AlgorithmNames
 
@@ -156,19 +157,6 @@ def check_contract_constant(facts: CheckoutFacts, ctx: RenderContext) -> None:
         )
 
 
-def check_symbols(view: CheckoutView, files: dict[str, str]) -> None:
-    """Every flow_factory symbol the rendered code imports must exist in the checkout."""
-    for path, code in files.items():
-        if not path.endswith(".py"):
-            continue
-        missing = missing_imports(view, path, code)
-        if missing:
-            raise RefusedError(
-                f"{path} would import {missing[0]}, which this checkout does not define; its "
-                "Flow-Factory is a different version than ffgen's templates target"
-            )
-
-
 def category_init_change(view: CheckoutView, category: str) -> FileChange | None:
     """A new category folder needs a package ``__init__.py`` (docstring-only, like rl/)."""
     path = layout.category_init_path(category)
@@ -204,8 +192,9 @@ def build_plan(
     section = render.render(render.DOCS_TEMPLATE, ctx)
     changes.append(docs_change(view, manifest.docs_path, ctx.key, section, force))
     changes.append(owned_file(view, manifest.answers_path, answers_text(names, c), force))
-    # Symbols are looked up in the checkout as it would be, so the new modules count.
-    check_symbols(_overlay(view, changes), rendered)
+    # Every Flow-Factory member the rendered files use must exist, with a fitting signature, in
+    # the checkout as it would be (so the new modules count), before anything is written.
+    check_conformance(_overlay(view, changes), rendered)
     return Plan(key=ctx.key, changes=tuple(changes))
 
 
