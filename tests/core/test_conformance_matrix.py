@@ -1,0 +1,110 @@
+"""Every legal classification's rendered files fit the faithful fixture's real interface.
+
+The faithful fixture (``tests/fixtures/faithful_checkout``) carries the real members and
+signatures of ``BaseTrainer``, ``BaseAdapter``, the argument classes and the shared helpers
+(held to the real interface by ``tests/sandbox/test_api_fidelity.py``). ``build_plan`` runs the
+conformance check on the checkout as it would be, so a plan that is built at all passes it.
+Removing a member the templates use from a copy of the fixture must make the check refuse,
+naming that member.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ffgen.checkout import CheckoutView
+from ffgen.checkout_hints import read_hints
+from ffgen.classify import legal_classifications
+from ffgen.context import build_context
+from ffgen.errors import RefusedError
+from ffgen.facts import read_facts
+from ffgen.names import parse_name
+from ffgen.plan import build_plan
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"
+ADAPTER = "src/flow_factory/models/abc.py"
+TRAINER = "src/flow_factory/trainers/abc.py"
+
+
+def _plan(view: CheckoutView, c, *, hints=True):
+    names = parse_name("my-algo")
+    ctx = build_context(names, c, read_hints(view) if hints else None)
+    return ctx, build_plan(view, read_facts(view), names, c, ctx)
+
+
+def test_every_legal_classification_conforms_to_the_faithful_fixture():
+    view = CheckoutView(FIXTURE)
+    seen = set()
+    for c in legal_classifications(model_types=("sd3-5",)):
+        a = c.answers
+        try:
+            _plan(view, c)
+        except RefusedError as exc:
+            pytest.fail(f"{c.family.value}/{a.ownership.value}/{a.state.value}/"
+                        f"{a.finetune_type.value}: {exc}")
+        seen.add((c.family.value, a.ownership.value, a.state.value, a.finetune_type.value))
+    families = {s[0] for s in seen}
+    assert families == {"sft", "offline_dpo", "record", "grpo", "awm", "opd"}
+    assert {s[1] for s in seen} == {"single", "snapshots", "multi_role"}
+    assert {s[2] for s in seen} == {"legacy", "structured"}
+    assert {s[3] for s in seen} == {"lora", "full"}
+
+
+def test_distillation_conforms_with_and_without_the_checkout_teacher_helper():
+    view = CheckoutView(FIXTURE)
+    opd = [c for c in legal_classifications(model_types=("sd3-5",)) if c.family.value == "opd"]
+    loaders = set()
+    for c in opd:
+        for hints in (True, False):
+            ctx, _ = _plan(view, c, hints=hints)
+            loaders.add(ctx.teacher_loader)
+    assert loaders == {"helper", "inline"}
+
+
+def _copy_without(tmp_path: Path, rel: str, method: str) -> CheckoutView:
+    root = tmp_path / "checkout"
+    shutil.copytree(FIXTURE, root)
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    # Rename the definition so every use of the real name has nothing to resolve to.
+    renamed, count = re.subn(rf"\bdef {method}\(", f"def _removed_{method}(", text)
+    assert count == 1, f"{method} is not defined once in {rel}"
+    path.write_text(renamed, encoding="utf-8")
+    return CheckoutView(root)
+
+
+def _one(family: str, **answers):
+    for c in legal_classifications(model_types=("sd3-5",)):
+        a = c.answers
+        if c.family.value == family and all(
+            getattr(a, k).value == v for k, v in answers.items()
+        ):
+            return c
+    raise AssertionError(f"no legal {family} classification with {answers}")
+
+
+@pytest.mark.parametrize(
+    ("rel", "method", "family", "answers"),
+    [
+        (ADAPTER, "get_train_step_indices", "grpo", {}),
+        (ADAPTER, "get_replay_step", "grpo", {}),
+        (ADAPTER, "add_named_parameters", "opd", {"finetune_type": "full"}),
+        (ADAPTER, "use_component_variant", "opd", {"ownership": "multi_role"}),
+        (TRAINER, "_register_named_parameter_runtime_child", "opd", {}),
+        (TRAINER, "_apply_optimizer_step", "sft", {}),
+        (TRAINER, "_sample_timesteps", "awm", {}),
+    ],
+)
+def test_a_member_the_templates_use_missing_from_the_checkout_is_refused(
+    tmp_path, rel, method, family, answers
+):
+    view = _copy_without(tmp_path, rel, method)
+    with pytest.raises(RefusedError) as refused:
+        _plan(view, _one(family, **answers))
+    message = str(refused.value)
+    assert f".{method}`" in message and "differs from ffgen's templates" in message
+    assert "\n" not in message
