@@ -116,8 +116,8 @@ NO_BASE = ExampleBase("", "", "", "", "")
 def example_base(
     hints: CheckoutHints | None, model_type: str, family: str, has_reward: bool, own_folder: str
 ) -> ExampleBase:
-    """Settings for a new example of ``model_type``: model from any example of that model type,
-    dataset from one of the same acquisition kind, reward from one that has rewards.
+    """Settings for a new example of ``model_type``, from the closest example of that model type:
+    its model and resolution, and its dataset and reward where they fit this algorithm.
 
     Examples under ``own_folder`` (the algorithm's own, on a re-run) never count, so a re-run
     renders what the first run did.
@@ -132,20 +132,26 @@ def example_base(
     if not same_model:
         return NO_BASE
     wanted = OFFLINE_TRAINER_TYPES.get(family)
-    if wanted is None:
-        same_kind = [e for e in same_model if e.trainer_type not in OFFLINE_TRAINER_TYPES.values()]
-    else:
-        same_kind = [e for e in same_model if e.trainer_type == wanted]
-    with_model = [e for e in same_kind + same_model if e.model_name_or_path]
-    model = with_model[0] if with_model else same_model[0]
-    dataset = next((e.dataset for e in same_kind if e.dataset), None)
-    reward = next((e.reward for e in same_kind if e.reward), None) if has_reward else None
+
+    def same_kind(e: ExampleSettings) -> bool:
+        if wanted is None:
+            return e.trainer_type not in OFFLINE_TRAINER_TYPES.values()
+        return e.trainer_type == wanted
+
+    # One example gives everything, so the settings belong together: the closest one is of
+    # the same acquisition kind, has rewards exactly when this algorithm does, has a model path.
+    best = min(
+        same_model,
+        key=lambda e: (not same_kind(e), (e.reward is not None) != has_reward,
+                       e.model_name_or_path is None, e.path),
+    )
+    kind_matches = same_kind(best)
     return ExampleBase(
-        source=model.path,
-        model_name_or_path=_scalar(model.model_name_or_path),
-        resolution=_scalar(model.resolution),
-        dataset=_list_item(dataset, indent=4),
-        reward=_list_item(reward, indent=2),
+        source=best.path,
+        model_name_or_path=_scalar(best.model_name_or_path),
+        resolution=_scalar(best.resolution),
+        dataset=_list_item(best.dataset if kind_matches else None, indent=4),
+        reward=_list_item(best.reward if kind_matches and has_reward else None, indent=2),
     )
 
 

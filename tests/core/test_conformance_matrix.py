@@ -108,3 +108,40 @@ def test_a_member_the_templates_use_missing_from_the_checkout_is_refused(
     message = str(refused.value)
     assert f".{method}`" in message and "differs from ffgen's templates" in message
     assert "\n" not in message
+
+
+def _example_yaml(view: CheckoutView, c) -> dict:
+    import yaml
+
+    ctx, plan = _plan(view, c)
+    change = next(ch for ch in plan.changes if ch.path == ctx.example_path)
+    return yaml.safe_load(change.new)
+
+
+def test_example_starts_from_the_checkouts_own_example_of_that_model_type():
+    """The fixture's real SD3.5 GRPO config gives the model, resolution, dataset and reward."""
+    view = CheckoutView(FIXTURE)
+    example = _example_yaml(view, _one("grpo", finetune_type="lora"))
+    assert example["model"]["model_name_or_path"] == "stabilityai/stable-diffusion-3.5-medium"
+    assert example["train"]["resolution"] == 512
+    dataset = example["data"]["datasets"][0]
+    assert dataset["name"] == "aesthetics" and dataset["train"]["max_dataset_size"] == 8192
+    assert example["rewards"][0]["reward_model"] == "hpsv3_service"
+    assert not any("<" in str(v) for v in example["model"].values())  # no placeholder path
+
+
+def test_example_takes_no_dataset_from_an_example_of_another_acquisition_kind():
+    """An offline family keeps its own dataset unless an example of its supervision kind exists;
+    the model settings still come from the model type's example."""
+    import yaml
+
+    view = CheckoutView(FIXTURE)
+    ctx, plan = _plan(view, _one("sft"))
+    example = yaml.safe_load(next(ch.new for ch in plan.changes if ch.path == ctx.example_path))
+    sft_examples = [p for p in view.files("examples/sft/**/*.yaml")]
+    assert sft_examples, "the fixture has an SFT example of its own"
+    own = yaml.safe_load(view.read(sft_examples[0]))
+    assert example["data"]["datasets"][0]["dataset_dir"] == own["data"]["datasets"][0][
+        "dataset_dir"
+    ]
+    assert "rewards" not in example
