@@ -831,21 +831,9 @@ def test_template_scan_catches_uses_beyond_the_real_interface():
     }
 
 
-# The one known gap: the typed-record family builds its loader from sandbox data-layer helpers
-# the real data layer lacks, so a real checkout refuses `--supervision record:<Type>` naming
-# the first of them. Nothing else may use an extension, and the record family nothing more.
-RECORD_LOADER_GAP = {
-    "imports flow_factory.data_utils.offline_dataset.collate_offline_items",
-    "imports flow_factory.data_utils.offline_train_data.decode_json_media",
-    "imports flow_factory.data_utils.offline_train_data.resolve_path",
-    "imports flow_factory.data_utils.schema.parse_record",
-}
-
-
 def test_no_template_uses_a_sandbox_extension():
     """Generated trainers touch only members the real interface has (listed extensions and
-    private sandbox internals included in what they may not touch), except the documented
-    typed-record loader gap (``RECORD_LOADER_GAP``), which only the record family has."""
+    private sandbox internals included in what they may not touch)."""
     trainer_beyond, adapter_beyond, helper_beyond = _beyond_sets()
     uses: dict[str, list[str]] = {}
     count = 0
@@ -855,11 +843,7 @@ def test_no_template_uses_a_sandbox_extension():
                                              helper_beyond))):
             uses.setdefault(use, []).append(label)
     assert count > 10, "rendered too few trainers; the enumeration broke"
-    gap = {use: labels for use, labels in uses.items() if use in RECORD_LOADER_GAP}
-    assert set(gap) == RECORD_LOADER_GAP, "the record gap changed: update RECORD_LOADER_GAP"
-    assert all(label.startswith("record/") for labels in gap.values() for label in labels)
-    rest = {use: labels for use, labels in uses.items() if use not in RECORD_LOADER_GAP}
     lines = [f"{use}: {len(labels)} renders, e.g. {', '.join(labels[:3])}"
-             for use, labels in sorted(rest.items())]
-    assert not rest, "generated trainers use sandbox members beyond the real interface:\n" + \
+             for use, labels in sorted(uses.items())]
+    assert not uses, "generated trainers use sandbox members beyond the real interface:\n" + \
         "\n".join(lines)

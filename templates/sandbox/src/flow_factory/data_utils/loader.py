@@ -9,8 +9,8 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
-from .offline_dataset import collate_condition
-from .offline_train_data import resolve_path
+from .offline_dataset import _collate_condition
+from .offline_train_data import _resolve_path
 
 
 class PromptDataset(Dataset):
@@ -50,7 +50,7 @@ class GroupedPromptSampler(DistributedSampler):
 
 def read_prompts(dataset_dir: str, split: str = "train") -> list[str]:
     """``{dataset_dir}/{split}.jsonl`` lines ``{"prompt": ...}`` or ``{split}.txt`` lines."""
-    directory = resolve_path(dataset_dir)
+    directory = _resolve_path(dataset_dir)
     jsonl, txt = directory / f"{split}.jsonl", directory / f"{split}.txt"
     if jsonl.is_file():
         return [json.loads(line)["prompt"] for line in jsonl.read_text().splitlines() if line]
@@ -91,7 +91,7 @@ def get_train_dataloader(
         sampler.dataset,
         batch_size=int(args.per_device_batch_size),
         sampler=sampler,
-        collate_fn=collate_condition,
+        collate_fn=_collate_condition,
     )
     return loader, {}
 

@@ -1,30 +1,56 @@
-"""Offline batch types (frozen dataclasses) and the cached-condition dataset."""
+"""Offline items and batches (frozen dataclasses), toy media decoding and explicit collation.
+
+The public names and fields are the real ones. Toy images are ``.json`` files holding a list of
+floats: ``decode_image`` turns one into a ``float32`` tensor payload.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 import torch
 from torch.utils.data import Dataset
 
-from .schema import NormalizedModelInput
+from ..contracts.pipeline_io import MediaType
+from .schema import MediaAsset, NormalizedModelInput
 
 OfflineSupervisionType = Literal["demonstration", "preference"]
 SUPERVISION_TYPES = ("demonstration", "preference")
+MediaDecoder = Callable[[MediaAsset], Any]
 
 
 @dataclass(frozen=True)
 class DecodedMedia:
     """A decoded media item; toy images carry an ``(8,)`` tensor ``payload``."""
 
-    type: str
+    type: MediaType
     path: str
     payload: Any
     fps: float | None = None
     sample_rate: int | None = None
+
+
+@dataclass(frozen=True)
+class DemonstrationOutput:
+    """The decoded target media of one demonstration item."""
+
+    target_media: tuple[DecodedMedia, ...]
+
+
+@dataclass(frozen=True)
+class PreferenceOutput:
+    """The decoded chosen and rejected media of one preference item."""
+
+    chosen_media: tuple[DecodedMedia, ...]
+    rejected_media: tuple[DecodedMedia, ...]
+
+
+DecodedOutput = DemonstrationOutput | PreferenceOutput
 
 
 @dataclass(frozen=True)
@@ -42,18 +68,21 @@ class PreferenceOutputBatch:
     rejected_media: tuple[tuple[DecodedMedia, ...], ...]
 
 
+DecodedOutputBatch = DemonstrationOutputBatch | PreferenceOutputBatch
+
+
 @dataclass(frozen=True)
 class OfflineBatch:
     """One collated offline batch (cached conditions + decoded supervision)."""
 
-    condition: Mapping[str, Any]
+    condition: dict[str, Any]
     condition_ids: tuple[str, ...]
     record_ids: tuple[str, ...]
     sources: tuple[str, ...]
     source_ids: torch.Tensor
     model_inputs: tuple[NormalizedModelInput, ...]
-    supervision_type: str
-    output: DemonstrationOutputBatch | PreferenceOutputBatch
+    supervision_type: OfflineSupervisionType
+    output: DecodedOutputBatch
     metadata_json: tuple[str, ...]
 
     def __len__(self) -> int:
@@ -62,7 +91,7 @@ class OfflineBatch:
 
 @dataclass(frozen=True)
 class OfflineItem:
-    """One dataset item before collation."""
+    """One cached input condition paired with its decoded supervision."""
 
     condition: Mapping[str, Any]
     condition_id: str
@@ -70,9 +99,9 @@ class OfflineItem:
     source: str
     source_id: int
     model_input: NormalizedModelInput
-    supervision_type: str
-    outputs: tuple[tuple[DecodedMedia, ...], ...]
-    metadata: Mapping[str, Any]
+    supervision_type: OfflineSupervisionType
+    output: DecodedOutput
+    metadata_json: str
 
 
 class OfflineDataset(Dataset):
@@ -88,7 +117,57 @@ class OfflineDataset(Dataset):
         return self.items[index]
 
 
-def collate_condition(conditions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class OfflineCollator:
+    """Collate items of one known supervision type into an :class:`OfflineBatch`."""
+
+    supervision_type: OfflineSupervisionType
+
+    def __post_init__(self) -> None:
+        if self.supervision_type not in SUPERVISION_TYPES:
+            raise ValueError(
+                f"supervision_type must be one of {SUPERVISION_TYPES}, "
+                f"got {self.supervision_type!r}"
+            )
+
+    def __call__(self, items: Sequence[OfflineItem]) -> OfflineBatch:
+        if not items:
+            raise ValueError("cannot collate an empty offline batch")
+        for index, item in enumerate(items):
+            if item.supervision_type != self.supervision_type:
+                raise ValueError(
+                    f"offline batch index {index}: expected {self.supervision_type!r} "
+                    f"supervision, got {item.supervision_type!r}"
+                )
+        if self.supervision_type == "demonstration":
+            output: DecodedOutputBatch = DemonstrationOutputBatch(
+                tuple(_require(item.output, DemonstrationOutput).target_media for item in items)
+            )
+        else:
+            pairs = [_require(item.output, PreferenceOutput) for item in items]
+            output = PreferenceOutputBatch(
+                tuple(p.chosen_media for p in pairs), tuple(p.rejected_media for p in pairs)
+            )
+        return OfflineBatch(
+            condition=_collate_condition([item.condition for item in items]),
+            condition_ids=tuple(item.condition_id for item in items),
+            record_ids=tuple(item.record_id for item in items),
+            sources=tuple(item.source for item in items),
+            source_ids=torch.tensor([item.source_id for item in items], dtype=torch.long),
+            model_inputs=tuple(item.model_input for item in items),
+            supervision_type=self.supervision_type,
+            output=output,
+            metadata_json=tuple(item.metadata_json for item in items),
+        )
+
+
+def _require(output: Any, kind: type) -> Any:
+    if not isinstance(output, kind):
+        raise TypeError(f"expected a {kind.__name__} item output, got {type(output).__name__}")
+    return output
+
+
+def _collate_condition(conditions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Stack tensor values on dim 0; keep other values as lists."""
     keys = list(conditions[0])
     collated: dict[str, Any] = {}
@@ -101,40 +180,32 @@ def collate_condition(conditions: Sequence[Mapping[str, Any]]) -> dict[str, Any]
     return collated
 
 
-def collate_offline_items(items: Sequence[OfflineItem]) -> OfflineBatch:
-    """Collate items of one supervision type into an :class:`OfflineBatch`."""
-    kinds = {item.supervision_type for item in items}
-    if len(kinds) != 1:
-        raise ValueError(f"an offline batch needs one supervision type, got {sorted(kinds)}")
-    kind = kinds.pop()
-    if kind == "demonstration":
-        output: Any = DemonstrationOutputBatch(tuple(item.outputs[0] for item in items))
-    else:
-        output = PreferenceOutputBatch(
-            tuple(item.outputs[0] for item in items), tuple(item.outputs[1] for item in items)
-        )
-    return OfflineBatch(
-        condition=collate_condition([item.condition for item in items]),
-        condition_ids=tuple(item.condition_id for item in items),
-        record_ids=tuple(item.record_id for item in items),
-        sources=tuple(item.source for item in items),
-        source_ids=torch.tensor([item.source_id for item in items], dtype=torch.long),
-        model_inputs=tuple(item.model_input for item in items),
-        supervision_type=kind,
-        output=output,
-        metadata_json=tuple(json.dumps(dict(item.metadata), sort_keys=True) for item in items),
-    )
+def decode_image(asset: MediaAsset) -> torch.Tensor:
+    """Toy image: the JSON list of floats at ``asset.path`` as a ``float32`` tensor."""
+    try:
+        values = json.loads(Path(asset.path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"failed to decode toy image {asset.path!r}: {exc}") from exc
+    return torch.tensor(values, dtype=torch.float32)
+
+
+DEFAULT_MEDIA_DECODERS: Mapping[str, MediaDecoder] = MappingProxyType({"image": decode_image})
 
 
 __all__ = [
-    "SUPERVISION_TYPES",
+    "DEFAULT_MEDIA_DECODERS",
     "DecodedMedia",
+    "DecodedOutput",
+    "DecodedOutputBatch",
+    "DemonstrationOutput",
     "DemonstrationOutputBatch",
+    "MediaDecoder",
     "OfflineBatch",
+    "OfflineCollator",
     "OfflineDataset",
     "OfflineItem",
     "OfflineSupervisionType",
+    "PreferenceOutput",
     "PreferenceOutputBatch",
-    "collate_condition",
-    "collate_offline_items",
+    "decode_image",
 ]

@@ -11,49 +11,52 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, DistributedSampler
 
+from ..contracts.pipeline_io import MEDIA_TYPES
 from .offline_dataset import (
+    DEFAULT_MEDIA_DECODERS,
     SUPERVISION_TYPES,
     DecodedMedia,
+    DemonstrationOutput,
+    MediaDecoder,
+    OfflineCollator,
     OfflineDataset,
     OfflineItem,
-    collate_offline_items,
+    PreferenceOutput,
 )
-from .schema import MediaRef, NormalizedRecord, parse_record
+from .schema import MediaAsset, MediaRef, NormalizedModelInput, _parse_record
 
 
-def checkout_root() -> Path:
+def _checkout_root() -> Path:
     """The checkout root (parent of ``src/``)."""
     return Path(__file__).resolve().parents[3]
 
 
-def resolve_path(path: str, *bases: Path) -> Path:
+def _resolve_path(path: str, *bases: Path) -> Path:
     """First existing of ``path`` as given, under the checkout root, under ``bases``, under cwd."""
     candidate = Path(path)
     if candidate.is_absolute():
         return candidate
-    for base in (checkout_root(), *bases, Path.cwd()):
+    for base in (_checkout_root(), *bases, Path.cwd()):
         if (base / candidate).exists():
             return base / candidate
-    return checkout_root() / candidate
+    return _checkout_root() / candidate
 
 
-def decode_json_media(ref: MediaRef, path: Path) -> DecodedMedia:
-    """Toy media: a JSON list of floats -> ``DecodedMedia(payload=Tensor)``."""
-    values = json.loads(path.read_text())
-    return DecodedMedia(type=ref.type, path=str(path), payload=torch.tensor(values).float())
+def _asset(ref: MediaRef, directory: Path) -> MediaAsset:
+    return MediaAsset(type=ref.type, path=str(_resolve_path(ref.path, directory)))
 
 
-def read_records(source: Any) -> tuple[Path, list[NormalizedRecord]]:
+def _read_source(source: Any) -> tuple[Path, list]:
     """Parse ``{dataset_dir}/{split}.jsonl`` of one source strictly."""
-    directory = resolve_path(source.dataset_dir)
+    directory = _resolve_path(source.dataset_dir)
     file = directory / f"{source.train_split}.jsonl"
     if not file.is_file():
         raise FileNotFoundError(f"dataset {source.name!r}: expected {file}, which does not exist")
     records = []
-    for line_no, line in enumerate(file.read_text().splitlines(), start=1):
+    for line_no, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
-        record = parse_record(
+        record = _parse_record(
             json.loads(line), where=f"{file}:{line_no}", default_id=f"{source.name}-{line_no}"
         )
         records.append(record)
@@ -62,8 +65,10 @@ def read_records(source: Any) -> tuple[Path, list[NormalizedRecord]]:
     return directory, records
 
 
-def _condition_id(prompt: str, extra_hash_strs: Sequence[str]) -> str:
-    return hashlib.sha256("\x1f".join([prompt, *extra_hash_strs]).encode()).hexdigest()[:16]
+def _condition_id(model_input: NormalizedModelInput, extra_hash_strs: Sequence[str]) -> str:
+    parts = [model_input.prompt, model_input.negative_prompt or "",
+             *(asset.path for asset in model_input.media), *extra_hash_strs]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
 def _build_items(
@@ -74,48 +79,68 @@ def _build_items(
     pipeline_io_contract: Any,
     preprocess_kwargs: Mapping[str, Any],
     extra_hash_strs: Sequence[str],
-    media_decoders: Mapping[str, Callable[[MediaRef, Path], DecodedMedia]],
+    media_decoders: Mapping[str, MediaDecoder],
 ) -> list[OfflineItem]:
     items: list[OfflineItem] = []
     for source_id, source in enumerate(config.data_args.train_sources()):
-        directory, records = read_records(source)
+        directory, records = _read_source(source)
         for record in records:
             if record.supervision_type != supervision_type:
                 raise ValueError(
                     f"dataset {source.name!r} record {record.record_id!r}: expected "
                     f"{supervision_type!r} supervision, got {record.supervision_type!r}"
                 )
-            outputs = tuple(
-                tuple(_decode(ref, directory, media_decoders, pipeline_io_contract) for ref in arm)
+            arms = tuple(
+                tuple(
+                    _decode(_asset(ref, directory), media_decoders, pipeline_io_contract)
+                    for ref in arm
+                )
                 for arm in record.outputs
             )
-            prompt = record.model_input.prompt
-            encoded = preprocess_func(prompt=[prompt], **preprocess_kwargs)
+            output: Any = (
+                DemonstrationOutput(arms[0])
+                if supervision_type == "demonstration"
+                else PreferenceOutput(arms[0], arms[1])
+            )
+            model_input = NormalizedModelInput(
+                prompt=record.prompt,
+                negative_prompt=record.negative_prompt,
+                media=tuple(_asset(ref, directory) for ref in record.input_media),
+            )
+            encoded = preprocess_func(prompt=[model_input.prompt], **preprocess_kwargs)
             condition = {
                 k: (v[0] if isinstance(v, (torch.Tensor, list)) else v) for k, v in encoded.items()
             }
             items.append(
                 OfflineItem(
                     condition=condition,
-                    condition_id=_condition_id(prompt, extra_hash_strs),
+                    condition_id=_condition_id(model_input, extra_hash_strs),
                     record_id=record.record_id,
                     source=source.name,
                     source_id=source_id,
-                    model_input=record.model_input,
-                    supervision_type=record.supervision_type,
-                    outputs=outputs,
-                    metadata=record.metadata,
+                    model_input=model_input,
+                    supervision_type=supervision_type,
+                    output=output,
+                    metadata_json=record.metadata_json,
                 )
             )
     return items
 
 
-def _decode(ref: MediaRef, directory: Path, decoders: Mapping[str, Any], contract: Any):
-    if contract is not None and not contract.accepts_output(ref.type):
-        raise ValueError(f"media type {ref.type!r} is not produced by the model ({contract})")
-    if ref.type not in decoders:
-        raise ValueError(f"no decoder for media type {ref.type!r}; have {sorted(decoders)}")
-    return decoders[ref.type](ref, resolve_path(ref.path, directory))
+def _decode(asset: MediaAsset, decoders: Mapping[str, MediaDecoder], contract: Any):
+    if contract is not None and not contract.accepts_output(asset.type):
+        raise ValueError(f"media type {asset.type!r} is not produced by the model ({contract})")
+    if asset.type not in decoders:
+        raise NotImplementedError(
+            f"no decoder for media type {asset.type!r} ({asset.path}); have {sorted(decoders)}"
+        )
+    return DecodedMedia(
+        type=asset.type,
+        path=asset.path,
+        payload=decoders[asset.type](asset),
+        fps=asset.fps,
+        sample_rate=asset.sample_rate,
+    )
 
 
 def build_offline_train_dataloader(
@@ -127,7 +152,7 @@ def build_offline_train_dataloader(
     pipeline_io_contract: Any,
     preprocess_kwargs: Mapping[str, Any] | None = None,
     extra_hash_strs: Sequence[str] | None = None,
-    media_decoders: Mapping[str, Callable[[MediaRef, Path], DecodedMedia]] | None = None,
+    media_decoders: Mapping[str, MediaDecoder] | None = None,
     shuffle: bool = True,
     sampler_drop_last: bool = False,
     batch_drop_last: bool = False,
@@ -135,12 +160,22 @@ def build_offline_train_dataloader(
 ) -> DataLoader:
     """Finite loader with a ``DistributedSampler`` (never passed to ``accelerator.prepare``).
 
-    Raises ``ValueError`` when the per-rank batch count does not divide by the explicit GAS.
+    ``media_decoders`` override ``DEFAULT_MEDIA_DECODERS`` per media type; a decoder takes one
+    ``MediaAsset`` and returns the payload. Raises ``ValueError`` when the per-rank batch count
+    does not divide by the explicit GAS.
     """
     if supervision_type not in SUPERVISION_TYPES:
         raise ValueError(
             f"supervision_type must be one of {SUPERVISION_TYPES}, got {supervision_type!r}"
         )
+    decoders = dict(DEFAULT_MEDIA_DECODERS)
+    for media_type, decoder in (media_decoders or {}).items():
+        if media_type not in MEDIA_TYPES or not callable(decoder):
+            raise ValueError(
+                f"media_decoders maps a type in {MEDIA_TYPES} to a callable, got "
+                f"{media_type!r}: {decoder!r}"
+            )
+        decoders[media_type] = decoder
     items = _build_items(
         config,
         preprocess_func,
@@ -148,7 +183,7 @@ def build_offline_train_dataloader(
         pipeline_io_contract=pipeline_io_contract,
         preprocess_kwargs=dict(preprocess_kwargs or {}),
         extra_hash_strs=tuple(extra_hash_strs or ()),
-        media_decoders=dict(media_decoders or {"image": decode_json_media}),
+        media_decoders=decoders,
     )
     if not items:
         raise ValueError("offline training data is empty: the train sources hold no records")
@@ -166,7 +201,7 @@ def build_offline_train_dataloader(
         dataset,
         batch_size=int(args.per_device_batch_size),
         sampler=sampler,
-        collate_fn=collate_offline_items,
+        collate_fn=OfflineCollator(supervision_type),
         drop_last=batch_drop_last,
         pin_memory=pin_memory,
     )
@@ -179,10 +214,4 @@ def build_offline_train_dataloader(
     return loader
 
 
-__all__ = [
-    "build_offline_train_dataloader",
-    "checkout_root",
-    "decode_json_media",
-    "read_records",
-    "resolve_path",
-]
+__all__ = ["build_offline_train_dataloader"]
