@@ -10,9 +10,17 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 
 from flow_factory.contracts.execution import OFFLINE_EXECUTION_CONTRACT
+from flow_factory.data_utils.offline_dataset import (
+    DecodedMedia,
+    DemonstrationOutputBatch,
+    OfflineBatch,
+    PreferenceOutputBatch,
+)
+from flow_factory.data_utils.schema import NormalizedModelInput
 from flow_factory.hparams import Arguments
 from flow_factory.hparams.training_args import (
     get_training_args_class,
@@ -85,24 +93,32 @@ def test_example_config_selects_the_algorithm():
     assert not config.get("rewards"), "this contract has no runtime feedback"
 
 
-def test_record_type_parses_a_v2_demonstration_and_is_frozen():
-    raw = {
-        "schema_version": 2,
-        "input": {"prompt": "a red fox", "media": []},
-        "supervision": {
-            "type": "demonstration",
-            "target": {"media": [{"type": "image", "path": "assets/x.json"}]},
-        },
-        "metadata": {"index": 0},
-    }
-    record = Record.from_v2(raw, where="test", default_id="r0")
-    assert (record.record_id, record.prompt) == ("r0", "a red fox")
-    assert [media.path for media in record.target_media] == ["assets/x.json"]
+def test_record_type_reads_a_demonstration_batch_and_is_frozen():
+    target = DecodedMedia(type="image", path="assets/x.json", payload=torch.zeros(8))
+    batch = OfflineBatch(
+        condition={},
+        condition_ids=("c0",),
+        record_ids=("r0",),
+        sources=("toy",),
+        source_ids=torch.tensor([0]),
+        model_inputs=(NormalizedModelInput(prompt="a red fox", negative_prompt=None, media=()),),
+        supervision_type="demonstration",
+        output=DemonstrationOutputBatch(target_media=((target,),)),
+        metadata_json=('{"index":0}',),
+    )
+    (record,) = Record.from_batch(batch)
+    assert (record.record_id, record.source, record.prompt) == ("r0", "toy", "a red fox")
+    assert record.target_media[0] is target and dict(record.metadata) == {"index": 0}
     with pytest.raises(dataclasses.FrozenInstanceError):
         record.prompt = "changed"
-    preference = {
-        **raw,
-        "supervision": {"type": "preference", "chosen": {"media": []}, "rejected": {"media": []}},
-    }
-    with pytest.raises(ValueError, match="demonstration"):
-        Record.from_v2(preference, where="test", default_id="r1")
+    with pytest.raises(TypeError):
+        record.metadata["index"] = 1
+    with pytest.raises(ValueError, match="target media"):
+        Record(record_id="r1", source="toy", prompt="a red fox", target_media=())
+    preference = dataclasses.replace(
+        batch,
+        supervision_type="preference",
+        output=PreferenceOutputBatch(chosen_media=((target,),), rejected_media=((target,),)),
+    )
+    with pytest.raises(TypeError, match="demonstration"):
+        Record.from_batch(preference)

@@ -9,6 +9,7 @@ save/eval boundaries, EMA cadence); this module implements only the hooks its co
 Edit the objective between the ``# --- objective`` markers.
 """
 
+from collections import defaultdict
 from typing import Any, ClassVar, Literal
 
 import torch
@@ -32,6 +33,18 @@ class MyAwmTrainer(BaseTrainer):
     paradigm: ClassVar[Literal["decoupled"]] = "decoupled"
     execution_contract: ClassVar[ExecutionContract] = ONLINE_EXECUTION_CONTRACT
 
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the trainer through ``BaseTrainer`` (``load_trainer`` passes keywords)."""
+        super().__init__(**kwargs)
+        # Metrics of the open gradient-accumulation window; each optimizer step flushes them.
+        self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
+        # What ``BaseTrainer._sample_timesteps`` reads (as Flow-Factory's NFT/AWM set them).
+        args = self.training_args
+        self.time_sampling_strategy = args.time_sampling_strategy
+        self.num_train_timesteps = args.num_train_timesteps
+        self.timestep_range = args.timestep_range
+        self.time_shift = args.time_shift
+
     def sample(self) -> list[BaseSample]:
         """Roll out final samples only (solver-agnostic: no log-probabilities); buffer rewards.
 
@@ -43,15 +56,6 @@ class MyAwmTrainer(BaseTrainer):
             compute_log_prob=False,
             trajectory_indices=[-1],
         )
-
-    def post_init(self) -> None:
-        """Expose the timestep-sampling settings ``BaseTrainer._sample_timesteps`` reads."""
-        super().post_init()
-        args = self.training_args
-        self.time_sampling_strategy = args.time_sampling_strategy
-        self.num_train_timesteps = args.num_train_timesteps
-        self.timestep_range = args.timestep_range
-        self.time_shift = args.time_shift
 
     def optimize(self, samples: list[BaseSample]) -> None:
         """Re-noise the final samples at drawn timesteps; one microstep per timestep row.

@@ -9,6 +9,7 @@ save/eval boundaries, EMA cadence); this module implements only the hooks its co
 Edit the objective between the ``# --- objective`` markers.
 """
 
+from collections import defaultdict
 from typing import Any, ClassVar, Literal
 
 import torch
@@ -42,6 +43,12 @@ class MyDpoTrainer(BaseTrainer):
 
     paradigm: ClassVar[Literal["decoupled"]] = "decoupled"
     execution_contract: ClassVar[ExecutionContract] = OFFLINE_EXECUTION_CONTRACT
+
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the trainer through ``BaseTrainer`` (``load_trainer`` passes keywords)."""
+        super().__init__(**kwargs)
+        # Metrics of the open gradient-accumulation window; each optimizer step flushes them.
+        self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
 
     def _build_train_dataloader(self) -> tuple[DataLoader, dict[str, DataLoader]]:
         """Build the finite preference loader (``DistributedSampler``, ``OfflineBatch``).

@@ -9,12 +9,14 @@ save/eval boundaries, EMA cadence); this module implements only the hooks its co
 Edit the objective between the ``# --- objective`` markers.
 """
 
+from collections import defaultdict
 from typing import Any, ClassVar, Literal
 
 import torch
 
 from ...contracts import ONLINE_EXECUTION_CONTRACT, ExecutionContract
 from ...samples import BaseSample, MultiModalStepOutput, ReplayStep
+from ...utils.trajectory_collector import compute_trajectory_indices
 from ..abc import BaseTrainer
 from ..common.forward_kwargs import replay_forward_kwargs
 
@@ -41,16 +43,34 @@ class MyGrpoTrainer(BaseTrainer):
     paradigm: ClassVar[Literal["coupled"]] = "coupled"
     execution_contract: ClassVar[ExecutionContract] = ONLINE_EXECUTION_CONTRACT
 
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the trainer through ``BaseTrainer`` (``load_trainer`` passes keywords)."""
+        super().__init__(**kwargs)
+        # Metrics of the open gradient-accumulation window; each optimizer step flushes them.
+        self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
+        # One optimisation microstep per replayed SDE step (auto accumulation counts them).
+        self.num_train_timesteps = self.adapter.scheduler.num_sde_steps
+
     def sample(self) -> list[BaseSample]:
         """Roll out SDE trajectories with per-step log-probabilities; rewards are buffered.
 
+        Only the trajectory points the train steps replay are kept.
+
         Returns:
-            The generated samples with full trajectories and ``log_probs``.
+            The generated samples with those points and their ``log_probs``.
         """
-        return self.generate_samples(reward_buffer=self.reward_buffer, compute_log_prob=True)
+        trajectory_indices = compute_trajectory_indices(
+            train_timestep_indices=self.adapter.get_train_step_indices(),
+            num_inference_steps=self.training_args.num_inference_steps,
+        )
+        return self.generate_samples(
+            reward_buffer=self.reward_buffer,
+            compute_log_prob=True,
+            trajectory_indices=trajectory_indices,
+        )
 
     def optimize(self, samples: list[BaseSample]) -> None:
-        """Replay every stored transition; one gradient-accumulation microstep per transition.
+        """Replay every train step of each rollout; one gradient-accumulation microstep per step.
 
         Advantages come from the shared advantage processor (``batch["advantage"]``).
 
@@ -60,12 +80,13 @@ class MyGrpoTrainer(BaseTrainer):
         args = self.training_args
         adapter = self.adapter
         adapter.train()
+        train_step_indices = adapter.get_train_step_indices()
         for inner_epoch in range(int(args.num_inner_epochs)):
             ordered = self._order_samples_for_optimize(samples, inner_epoch)
             for batch in self._iter_prefetched_batches(ordered, int(args.per_device_batch_size)):
                 advantages = batch["advantage"].float()
-                for step_index in range(adapter.num_replay_steps(batch)):
-                    step = adapter.get_replay_step(batch, step_index)
+                for timestep_index in train_step_indices:
+                    step = adapter.get_replay_step(batch, int(timestep_index))
                     with self.accumulate_gradients():
                         loss, metrics = self._objective_loss(batch, step, advantages)
                         self.accelerator.backward(loss)
@@ -110,7 +131,10 @@ class MyGrpoTrainer(BaseTrainer):
     # --- objective: end -------------------------------------------------------------------------
 
     def _replay_forward(self, batch: dict[str, Any], step: ReplayStep) -> MultiModalStepOutput:
-        """Log-density of the stored transition and velocity under the active weights."""
+        """Log-density of the stored transition and velocity under the active weights.
+
+        The SDE noise level is the scheduler's, the one the rollout used.
+        """
         kwargs = replay_forward_kwargs(self, batch)
         for key in _EXPLICIT_FORWARD_KEYS:
             kwargs.pop(key, None)
@@ -121,7 +145,6 @@ class MyGrpoTrainer(BaseTrainer):
             next_state=step.next_state,
             compute_log_prob=True,
             return_fields=("log_prob", "velocity"),
-            noise_level=self.training_args.noise_level,
             **kwargs,
         )
 

@@ -9,6 +9,7 @@ save/eval boundaries, EMA cadence); this module implements only the hooks its co
 Edit the objective between the ``# --- objective`` markers.
 """
 
+from collections import defaultdict
 from typing import Any, ClassVar, Literal
 
 import torch
@@ -18,6 +19,7 @@ from ...samples import BaseSample, LatentState, NoisedState
 from ..abc import BaseTrainer
 from ..common.flow_matching import build_noised_output_state, flow_matching_per_sample_loss
 from ..common.state_validation import state_batch_size
+from ..distillation.opd.common import load_teachers
 from ..forward_process import forward_velocity_state
 
 __all__ = ["MyRolesTrainer"]
@@ -25,11 +27,6 @@ __all__ = ["MyRolesTrainer"]
 # Named temporal snapshot holding the frozen teacher (also its checkpoint child name).
 TEACHER_SNAPSHOT = "teacher"
 
-
-# Checkpointed weight snapshot of each secondary role (the first role owns the live weights).
-_ROLE_SNAPSHOTS = {
-    "critic": "critic_weights",
-}
 
 class MyRolesTrainer(BaseTrainer):
     """On-policy distillation: the student regresses a frozen teacher on its own samples.
@@ -41,12 +38,49 @@ class MyRolesTrainer(BaseTrainer):
     execution_contract: ClassVar[ExecutionContract] = ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT
     runtime_child_names: ClassVar[tuple[str, ...]] = (TEACHER_SNAPSHOT,)
 
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the trainer through ``BaseTrainer`` (``load_trainer`` passes keywords)."""
+        super().__init__(**kwargs)
+        # Metrics of the open gradient-accumulation window; each optimizer step flushes them.
+        self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
+        # What ``BaseTrainer._sample_timesteps`` reads (as Flow-Factory's NFT/AWM set them).
+        args = self.training_args
+        self.time_sampling_strategy = args.time_sampling_strategy
+        self.num_train_timesteps = args.num_train_timesteps
+        self.timestep_range = args.timestep_range
+        self.time_shift = args.time_shift
+
     def _initialize_snapshots(self) -> None:
-        """Load the teacher into a named temporal snapshot and register it for checkpoints."""
+        """Realise the frozen teacher as a named snapshot and register it for checkpoints.
+
+        An exact (``state``) resume creates a placeholder of the right shape instead: the
+        checkpoint restores the teacher, so its external weights are never loaded then.
+        """
         super()._initialize_snapshots()
-        self.adapter.add_named_parameters(TEACHER_SNAPSHOT, source=self.training_args.teacher_path)
+        args = self.training_args
+        if self.model_args.resume_path and self.model_args.resume_type == "state":
+            self.adapter.add_named_parameters(
+                TEACHER_SNAPSHOT,
+                target_components=self._teacher_components(),
+                device=self._teacher_device(),
+                overwrite=True,
+            )
+        else:
+            load_teachers(
+                self.adapter, [args.teacher_path], args.teacher_param_device, [TEACHER_SNAPSHOT]
+            )
         self._register_named_parameter_runtime_child(TEACHER_SNAPSHOT)
-        self._initialize_role_snapshots()
+
+    def _teacher_components(self) -> list[str] | None:
+        """Components with LoRA targets (a LoRA teacher); None means every trainable weight."""
+        targets = [name for name, modules in self.adapter.target_module_map.items() if modules]
+        return targets or None
+
+    def _teacher_device(self) -> torch.device:
+        """Where the teacher snapshot lives (``train.teacher_param_device``)."""
+        if self.training_args.teacher_param_device == "cuda":
+            return self.accelerator.device
+        return torch.device("cpu")
 
     def sample(self) -> list[BaseSample]:
         """Roll out the student's final samples; no reward buffer (the contract has no feedback).
@@ -55,15 +89,6 @@ class MyRolesTrainer(BaseTrainer):
             The generated samples, each keeping only its final clean latent.
         """
         return self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])
-
-    def post_init(self) -> None:
-        """Expose the timestep-sampling settings ``BaseTrainer._sample_timesteps`` reads."""
-        super().post_init()
-        args = self.training_args
-        self.time_sampling_strategy = args.time_sampling_strategy
-        self.num_train_timesteps = args.num_train_timesteps
-        self.timestep_range = args.timestep_range
-        self.time_shift = args.time_shift
 
     def optimize(self, samples: list[BaseSample]) -> None:
         """Re-noise the final samples at drawn timesteps; one microstep per timestep row.
@@ -142,8 +167,8 @@ class MyRolesTrainer(BaseTrainer):
     def primary_role(self) -> str:
         """The role the objective updates: the first required trainable role.
 
-        Live updates of the other roles (``critic``) are later work; their
-        variant snapshots are declared and checkpointed by ``BaseTrainer``.
+        Every role is a live component variant the framework declares and checkpoints (its
+        multi-role child); live updates of ``critic`` are later work.
         """
         return self.training_args.required_trainable_roles[0]
 
@@ -168,17 +193,6 @@ class MyRolesTrainer(BaseTrainer):
             f"no optimizer for role {role_name!r}: expected an optimizers entry named one of "
             f"{list(self.training_args.required_trainable_roles)}, received {configured}"
         )
-
-    def _algorithm_runtime_child_names(self) -> tuple[str, ...]:
-        """The family's checkpoint children plus one weights snapshot per secondary role."""
-        return (*super()._algorithm_runtime_child_names(), *_ROLE_SNAPSHOTS.values())
-
-    def _initialize_role_snapshots(self) -> None:
-        """Bind each secondary role to a named snapshot of its weights, checkpointed exactly."""
-        for role, snapshot in _ROLE_SNAPSHOTS.items():
-            self.adapter.add_named_parameters(snapshot)
-            self.adapter.declare_variant_snapshot(role, snapshot)
-            self._register_named_parameter_runtime_child(snapshot)
 
     def _finish_microstep(self, loss: torch.Tensor, metrics: dict[str, torch.Tensor]) -> None:
         """Record one microstep and step the optimizer when the accumulation window closes."""

@@ -9,27 +9,20 @@ save/eval boundaries, EMA cadence); this module implements only the hooks its co
 Edit the objective between the ``# --- objective`` markers.
 """
 
-import hashlib
 import json
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 import torch
-from torch.utils.data import DataLoader, DistributedSampler
+from torch.utils.data import DataLoader
 
 from ...contracts import OFFLINE_EXECUTION_CONTRACT, ExecutionContract
-from ...data_utils.offline_dataset import (
-    DecodedMedia,
-    DemonstrationOutputBatch,
-    OfflineBatch,
-    OfflineDataset,
-    OfflineItem,
-    collate_offline_items,
-)
-from ...data_utils.offline_train_data import decode_json_media, resolve_path
-from ...data_utils.schema import MediaRef, NormalizedModelInput, parse_record
+from ...data_utils.offline_dataset import DecodedMedia, DemonstrationOutputBatch, OfflineBatch
+from ...data_utils.offline_train_data import build_offline_train_dataloader
+from ...data_utils.schema import MediaAsset
 from ...samples import LatentState
 from ..abc import BaseTrainer
 from ..common.flow_matching import (
@@ -46,95 +39,112 @@ __all__ = ["CaptionRecord", "MyRecordTrainer"]
 
 @dataclass(frozen=True)
 class CaptionRecord:
-    """One typed, model-neutral ``my-record`` training record.
+    """One typed, model-neutral training record: one row of a demonstration batch.
 
-    Parsed from one strict V2 JSONL line by :meth:`from_v2`: the conditioning prompt (plus optional
-    input media), the target media to learn, and free-form metadata. Nothing model-specific lives
-    here; adapters turn the record into conditions and latents.
+    Record type of the ``my-record`` algorithm.
+
+    :meth:`from_batch` builds one record per row of an ``OfflineBatch`` from the fields the
+    offline loader carries for it (record id, source, normalised model input, metadata JSON and
+    the decoded target media). Nothing model-specific lives here: the adapter turns the batch's
+    cached condition and the target media into model inputs and latents. Add fields (and their
+    checks in ``__post_init__``) to give the objective more typed structure.
 
     Attributes:
-        record_id: Stable identifier (the line's ``id``, else ``<source>-<line>``).
+        record_id: The loader's identifier of the record.
+        source: Name of the dataset source the record came from.
         prompt: Conditioning prompt text.
-        target_media: Target media references, paths relative to the dataset directory.
-        input_media: Optional conditioning media references.
-        metadata: Free-form JSON metadata carried to the batch.
+        target_media: The decoded target media, in record order (at least one).
+        negative_prompt: Optional negative prompt.
+        input_media: Optional conditioning media (normalised references, not decoded).
+        metadata: The record's free-form JSON metadata (read-only).
     """
 
     record_id: str
+    source: str
     prompt: str
-    target_media: tuple[MediaRef, ...]
-    input_media: tuple[MediaRef, ...] = ()
+    target_media: tuple[DecodedMedia, ...]
+    negative_prompt: str | None = None
+    input_media: tuple[MediaAsset, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        """Validate the typed fields."""
+        """Validate the typed fields; freeze the media tuples and the metadata."""
+        name = type(self).__name__
+        for attribute in ("record_id", "source"):
+            value = getattr(self, attribute)
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name}.{attribute} must be a non-empty str, received {value!r}")
         if not isinstance(self.prompt, str):
             raise TypeError(
-                f"{type(self).__name__}.prompt must be a str, "
-                f"received {type(self.prompt).__name__}"
+                f"{name}.prompt must be a str, received {type(self.prompt).__name__}"
             )
-        if not self.target_media:
+        if self.negative_prompt is not None and not isinstance(self.negative_prompt, str):
+            raise TypeError(
+                f"{name}.negative_prompt must be a str or None, "
+                f"received {type(self.negative_prompt).__name__}"
+            )
+        target_media = tuple(self.target_media)
+        if not target_media:
             raise ValueError(
-                f"{type(self).__name__} {self.record_id!r} needs at least one target media, "
-                "received none"
+                f"{name} {self.record_id!r} needs at least one target media, received none"
             )
+        for index, media in enumerate(target_media):
+            if not isinstance(media, DecodedMedia):
+                raise TypeError(
+                    f"{name}.target_media[{index}] must be a DecodedMedia, "
+                    f"received {type(media).__name__}"
+                )
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(
+                f"{name}.metadata must be a mapping, received {type(self.metadata).__name__}"
+            )
+        object.__setattr__(self, "target_media", target_media)
+        object.__setattr__(self, "input_media", tuple(self.input_media))
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
     @classmethod
-    def from_v2(cls, raw: Any, *, where: str, default_id: str) -> "CaptionRecord":
-        """Parse one decoded V2 JSONL record (demonstration supervision) into a typed record.
+    def from_batch(cls, batch: OfflineBatch) -> tuple["CaptionRecord", ...]:
+        """Build the typed records of one demonstration batch, one per row.
 
         Args:
-            raw: The decoded JSON object of one line.
-            where: Location used in error messages (``file:line``).
-            default_id: Identifier used when the line has no ``id``.
+            batch: One ``OfflineBatch`` of the finite demonstration loader.
 
         Returns:
-            The typed record.
+            The records in batch order.
         """
-        record = parse_record(raw, where=where, default_id=default_id)
-        if record.supervision_type != "demonstration":
-            raise ValueError(
-                f"{where}: CaptionRecord expects 'demonstration' supervision, "
-                f"received {record.supervision_type!r}"
+        if not isinstance(batch, OfflineBatch):
+            raise TypeError(f"expected an OfflineBatch, received {type(batch).__name__}")
+        if batch.supervision_type != "demonstration" or not isinstance(
+            batch.output, DemonstrationOutputBatch
+        ):
+            raise TypeError(
+                "expected CaptionRecord (demonstration) batches, received "
+                f"{batch.supervision_type!r} / {type(batch.output).__name__}"
             )
-        return cls(
-            record_id=record.record_id,
-            prompt=record.model_input.prompt,
-            target_media=record.outputs[0],
-            input_media=record.model_input.media,
-            metadata=dict(record.metadata),
+        columns = {
+            "record_ids": batch.record_ids,
+            "sources": batch.sources,
+            "model_inputs": batch.model_inputs,
+            "metadata_json": batch.metadata_json,
+            "target_media": batch.output.target_media,
+        }
+        sizes = {column: len(values) for column, values in columns.items()}
+        if len(set(sizes.values())) != 1:
+            raise ValueError(f"the batch columns disagree in length: {sizes}")
+        return tuple(
+            cls(
+                record_id=record_id,
+                source=source,
+                prompt=model_input.prompt,
+                target_media=tuple(target_media),
+                negative_prompt=model_input.negative_prompt,
+                input_media=tuple(model_input.media),
+                metadata=json.loads(metadata_json),
+            )
+            for record_id, source, model_input, metadata_json, target_media in zip(
+                *columns.values(), strict=True
+            )
         )
-
-    @classmethod
-    def read_jsonl(
-        cls, path: Path, *, source: str, limit: int | None = None
-    ) -> list["CaptionRecord"]:
-        """Read a V2 JSONL file strictly, mapping every non-empty line through :meth:`from_v2`.
-
-        Args:
-            path: The ``<dataset_dir>/<split>.jsonl`` file.
-            source: Source name used for default record ids.
-            limit: Optional cap on the number of records read.
-
-        Returns:
-            The typed records in file order.
-        """
-        if not path.is_file():
-            raise FileNotFoundError(f"dataset {source!r}: expected {path}, which does not exist")
-        records = []
-        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where, default_id = f"{path}:{line_no}", f"{source}-{line_no}"
-            records.append(cls.from_v2(json.loads(line), where=where, default_id=default_id))
-            if limit and len(records) >= int(limit):
-                break
-        return records
-
-    @property
-    def model_input(self) -> NormalizedModelInput:
-        """The record's model input in the shared normalised form."""
-        return NormalizedModelInput(self.prompt, self.input_media)
 
 
 class MyRecordTrainer(BaseTrainer):
@@ -146,84 +156,30 @@ class MyRecordTrainer(BaseTrainer):
     paradigm: ClassVar[Literal["decoupled"]] = "decoupled"
     execution_contract: ClassVar[ExecutionContract] = OFFLINE_EXECUTION_CONTRACT
 
-    def _build_train_dataloader(self) -> tuple[DataLoader, dict[str, DataLoader]]:
-        """Build the finite typed-record loader from every enabled source's V2 JSONL.
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the trainer through ``BaseTrainer`` (``load_trainer`` passes keywords)."""
+        super().__init__(**kwargs)
+        # Metrics of the open gradient-accumulation window; each optimizer step flushes them.
+        self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
 
-        Every line is parsed through ``CaptionRecord.from_v2``; input conditions are
-        cached once per record, target media are encoded only when a batch is optimised. The
-        loader uses a ``DistributedSampler`` and ``OfflineBatch`` collation and is never passed to
-        ``accelerator.prepare``.
+    def _build_train_dataloader(self) -> tuple[DataLoader, dict[str, DataLoader]]:
+        """Build the finite demonstration loader (``DistributedSampler``, ``OfflineBatch``).
+
+        Every batch is read through the typed ``CaptionRecord`` view in ``optimize_batch``
+        (``CaptionRecord.from_batch``). Pass ``media_decoders=`` here for target media the
+        default decoders do not read.
 
         Returns:
             The training loader and an empty mapping of evaluation loaders.
         """
-        args = self.training_args
-        items: list[OfflineItem] = []
-        for source_id, source in enumerate(self.config.data_args.train_sources()):
-            directory = resolve_path(source.dataset_dir)
-            records = CaptionRecord.read_jsonl(
-                directory / f"{source.train_split}.jsonl",
-                source=source.name,
-                limit=source.max_dataset_size,
-            )
-            items.extend(
-                self._record_item(record, directory, source.name, source_id) for record in records
-            )
-        if not items:
-            raise ValueError(
-                f"{type(self).__name__}: the train sources hold no records, expected at least one"
-            )
-        dataset = OfflineDataset(items)
-        sampler = DistributedSampler(
-            dataset,
-            num_replicas=self.accelerator.num_processes,
-            rank=self.accelerator.process_index,
-            shuffle=True,
-            seed=int(args.seed),
-        )
-        loader = DataLoader(
-            dataset,
-            batch_size=int(args.per_device_batch_size),
-            sampler=sampler,
-            collate_fn=collate_offline_items,
-        )
-        if len(loader) % int(args.gradient_accumulation_steps):
-            raise ValueError(
-                f"per-rank batches per epoch ({len(loader)}) must be divisible by "
-                f"train.gradient_accumulation_steps, received {args.gradient_accumulation_steps!r}"
-            )
-        return loader, {}
-
-    def _record_item(
-        self, record: CaptionRecord, directory: Path, source: str, source_id: int
-    ) -> OfflineItem:
-        """Map one typed record to a dataset item holding its cached input condition."""
-        encoded = self.adapter.preprocess_func(prompt=[record.prompt])
-        condition = {
-            name: value[0] if isinstance(value, (torch.Tensor, list)) else value
-            for name, value in encoded.items()
-        }
-        target = tuple(self._decode_media(ref, directory) for ref in record.target_media)
-        return OfflineItem(
-            condition=condition,
-            condition_id=hashlib.sha256(record.prompt.encode("utf-8")).hexdigest()[:16],
-            record_id=record.record_id,
-            source=source,
-            source_id=source_id,
-            model_input=record.model_input,
+        loader = build_offline_train_dataloader(
+            config=self.config,
+            accelerator=self.accelerator,
+            preprocess_func=self.adapter.preprocess_func,
             supervision_type="demonstration",
-            outputs=(target,),
-            metadata=record.metadata,
+            pipeline_io_contract=self.adapter.effective_pipeline_io_contract,
         )
-
-    def _decode_media(self, ref: MediaRef, directory: Path) -> DecodedMedia:
-        """Decode one target media file (override for media the toy decoder does not read)."""
-        contract = self.adapter.effective_pipeline_io_contract
-        if not contract.accepts_output(ref.type):
-            raise ValueError(
-                f"target media type {ref.type!r} is not produced by the model ({contract})"
-            )
-        return decode_json_media(ref, resolve_path(ref.path, directory))
+        return loader, {}
 
     def optimize_batch(self, batch: OfflineBatch) -> None:
         """Apply one gradient-accumulation microstep of supervised flow matching.
@@ -322,14 +278,6 @@ class MyRecordTrainer(BaseTrainer):
 
 
 def _require_demonstration_batch(batch: Any) -> DemonstrationOutputBatch:
-    """Return the target outputs of ``batch`` or raise naming what was received."""
-    if not isinstance(batch, OfflineBatch):
-        raise TypeError(f"expected an OfflineBatch, received {type(batch).__name__}")
-    if batch.supervision_type != "demonstration" or not isinstance(
-        batch.output, DemonstrationOutputBatch
-    ):
-        raise TypeError(
-            "expected CaptionRecord (demonstration) batches, received "
-            f"{batch.supervision_type!r} / {type(batch.output).__name__}"
-        )
-    return batch.output
+    """Validate ``batch`` through its typed records; return the target outputs they carry."""
+    records = CaptionRecord.from_batch(batch)
+    return DemonstrationOutputBatch(target_media=tuple(record.target_media for record in records))
