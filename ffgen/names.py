@@ -27,6 +27,24 @@ class AlgorithmNames:
         return f"{self.stem}Trainer"
 
 
+def suggest_key(name: str) -> str | None:
+    """The registry key a mixed-case name most likely means (``FlowGRPO`` -> ``flow-grpo``,
+    ``MY-ALGO`` -> ``my-algo``), or None when no valid key comes out."""
+    # A word starts at a lower->upper step, or where an acronym meets a capitalised word.
+    split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name.strip())
+    key = re.sub(r"-{2,}", "-", re.sub(r"[\s_]+", "-", split.lower())).strip("-")
+    return key if _KEY_RE.match(key) else None
+
+
+def _uppercase_message(name: str) -> str:
+    head = f"NAME {name!r} has uppercase letters; registry keys are lowercase"
+    key = suggest_key(name)
+    if key is None:
+        return f"{head}: use lowercase words joined by hyphens (my-algo)"
+    keep_stem = f" (and --class-name {name} to keep that class stem)"
+    return f"{head}: use {key}" + (keep_stem if _STEM_RE.match(name) else "")
+
+
 def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
     """Validate ``NAME`` (and ``--class-name``) and derive the three spellings."""
     raw = name
@@ -37,11 +55,7 @@ def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
     if "/" in name or "\\" in name or ".." in name or name.startswith("."):
         raise UsageError(f"NAME {raw!r} looks like a path; give a bare name such as my-algo")
     if name != name.lower():
-        suggestion = re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
-        raise UsageError(
-            f"NAME {raw!r} has uppercase letters; registry keys are lowercase: use {suggestion} "
-            f"(and --class-name {name} to keep that class stem)"
-        )
+        raise UsageError(_uppercase_message(name))
     key = name.strip().replace("_", "-")
     if key[0].isdigit():
         raise UsageError(f"NAME {raw!r} starts with a digit; Python modules cannot, rename it")
