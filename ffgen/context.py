@@ -52,6 +52,7 @@ class RenderContext:
     trainer_dotted: str  # flow_factory.trainers.<category>.<module>.<TrainerClass>
     example_path: str
     test_path: str
+    args_test_path: str
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -110,4 +111,5 @@ def build_context(
         trainer_dotted=layout.trainer_dotted_path(c.category, names.module, names.trainer_class),
         example_path=layout.example_path(names.module, a.finetune_type.value, a.model_type),
         test_path=layout.test_path(names.module),
+        args_test_path=layout.args_test_path(names.module),
     )

@@ -69,6 +69,10 @@ def test_path(module: str) -> str:
     return f"tests/trainers/test_{module}.py"
 
 
+def args_test_path(module: str) -> str:
+    return f"tests/hparams/test_{module}_args.py"
+
+
 def dotted_to_path(dotted_module: str) -> str:
     """``flow_factory.trainers.rl.grpo`` -> ``src/flow_factory/trainers/rl/grpo.py``."""
     return "src/" + dotted_module.replace(".", "/") + ".py"

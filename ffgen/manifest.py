@@ -56,6 +56,7 @@ def manifest_for(ctx: RenderContext) -> Manifest:
             RenderedFile(ctx.trainer_path, render.TRAINER_TEMPLATE),
             RenderedFile(ctx.example_path, render.EXAMPLE_TEMPLATE),
             RenderedFile(ctx.test_path, render.TEST_TEMPLATE),
+            RenderedFile(layout.args_test_path(ctx.module), render.ARGS_TEST_TEMPLATE),
         ),
         edits=(
             RegistryEdit(

@@ -16,6 +16,7 @@ ARGS_TEMPLATE = "algorithm/args.py.jinja"
 TRAINER_TEMPLATE = "algorithm/trainer.py.jinja"
 EXAMPLE_TEMPLATE = "algorithm/example.yaml.jinja"
 TEST_TEMPLATE = "algorithm/test.py.jinja"
+ARGS_TEST_TEMPLATE = "algorithm/args_test.py.jinja"
 DOCS_TEMPLATE = "algorithm/docs.md.jinja"
 
 
