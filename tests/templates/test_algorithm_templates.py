@@ -30,13 +30,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _checkout import generate, parse_cycles, run_train
+from _checkout import RUFF, generate, parse_cycles, run_train
 from _render import family_context, legal_contexts, make_context, render_all
 
 FAMILIES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd")
-RUFF = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,I,B,UP",
-        "--config", "lint.isort.known-first-party = ['flow_factory']",
-        "--line-length", "100", "--target-version", "py310", "--output-format", "concise"]
 # Minimum rise of the mean reward (last 3 cycles minus first 3); measured gains in the docstring.
 REWARD_GAIN = {"grpo": 0.15, "awm": 0.08}
 PROBE = Path(__file__).with_name("_probe.py")

@@ -16,12 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from _checkout import FAMILY_FLAGS, Generated, copy_sandbox, generate
+from _checkout import FAMILY_FLAGS, RUFF, Generated, copy_sandbox, generate, new_algorithm
 from _render import family_context, legal_contexts
-from typer.testing import CliRunner
 
 from ffgen import layout, render
-from ffgen.cli import app
 
 # Cases beyond one per family: ``<family>_structured`` adds ``--state structured``.
 STRUCTURED = ("sft_structured", "grpo_structured")
@@ -136,16 +134,10 @@ def _generate(tmp: Path, case: str) -> Generated:
     family = case.removesuffix("_structured")
     name = f"gen-{family}-structured"
     root = copy_sandbox(tmp / case)
-    args = ["new", name, "--checkout", str(root), "--yes", "--model-type", "toy",
-            "--finetune-type", "lora", *FAMILY_FLAGS[family], "--state", "structured"]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
+    new_algorithm(root, name, [*FAMILY_FLAGS[family], "--state", "structured"])
     return Generated(root, family_context(family, name, state="structured"))
 
 
-RUFF = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,I,B,UP",
-        "--config", "lint.isort.known-first-party = ['flow_factory']",
-        "--line-length", "100", "--target-version", "py310", "--output-format", "concise"]
 
 
 def test_every_legal_classification_renders_a_clean_arguments_test(tmp_path):

@@ -22,20 +22,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from _checkout import FAMILY_FLAGS, copy_sandbox
-from typer.testing import CliRunner
-
-from ffgen.cli import app
+from _checkout import FAMILY_FLAGS, copy_sandbox, new_algorithm
 
 PROBE = Path(__file__).with_name("_interface_probe.py")
 HELPER = "src/flow_factory/trainers/distillation/opd/common.py"
 
 
 def _generate(root: Path, name: str, case: str, finetune: str = "lora") -> Path:
-    args = ["new", name, "--checkout", str(root), "--yes", "--model-type", "toy",
-            "--finetune-type", finetune, *FAMILY_FLAGS[case]]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
+    new_algorithm(root, name, FAMILY_FLAGS[case], finetune)
     module = name.replace("-", "_")
     return root / "examples" / module / finetune / "toy" / "default.yaml"
 
