@@ -225,7 +225,7 @@ def test_model_only_save_then_load_restores_trainable_weights(sandbox_root, exam
     saved = trainer.adapter.trainable_state_dict()
     path = trainer.save_checkpoint(str(tmp_path), epoch=trainer.epoch)
     with torch.no_grad():
-        for p in trainer.adapter.trainable_parameters():
+        for p in trainer.adapter.get_trainable_parameters():
             p.add_(1.0)
     trainer.load_checkpoint(str(path), resume_type="model")
     restored = trainer.adapter.trainable_state_dict()

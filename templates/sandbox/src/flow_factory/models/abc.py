@@ -107,10 +107,6 @@ class BaseAdapter(ABC):
         """Parameters with ``requires_grad``."""
         return [p for p in self.transformer.parameters() if p.requires_grad]
 
-    def trainable_parameters(self) -> list[nn.Parameter]:
-        """Alias of ``get_trainable_parameters`` (sandbox extension, kept for the runtime)."""
-        return self.get_trainable_parameters()
-
     def _get_component_parameters(self, component_names: Sequence[str]) -> list[nn.Parameter]:
         """Trainable parameters of the named components (the sandbox has ``transformer``)."""
         unknown = [name for name in component_names if name != "transformer"]

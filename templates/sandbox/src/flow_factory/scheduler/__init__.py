@@ -8,6 +8,7 @@ Euler (ODE) step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import torch
 
@@ -33,9 +34,14 @@ class SandboxScheduler:
         """The first ``num_sde_steps`` SDE positions, ascending (the sandbox picks no subset)."""
         return torch.tensor(sorted(self.sde_steps)[: self.num_sde_steps], dtype=torch.long)
 
+    @cached_property
+    def _noisy_steps(self) -> frozenset[int]:
+        # Asked once per denoising step of every rollout: computed once per scheduler.
+        return frozenset(self.train_step_indices().tolist()) if self.is_sde else frozenset()
+
     def is_noisy_step(self, step_index: int) -> bool:
         """Whether rollout step ``step_index`` is stochastic (and so has a log-probability)."""
-        return self.is_sde and int(step_index) in set(self.train_step_indices().tolist())
+        return int(step_index) in self._noisy_steps
 
 
 def build_scheduler(scheduler_args, training_args) -> SandboxScheduler:
