@@ -27,6 +27,8 @@ _STYLE = {
     Status.UPDATE: "yellow",
     Status.IDENTICAL: "dim",
     Status.CONFLICT: "bold red",
+    Status.DELETE: "red",
+    Status.KEPT: "cyan",
 }
 
 

@@ -22,6 +22,8 @@ class Status(str, Enum):
     UPDATE = "UPDATE"
     IDENTICAL = "IDENTICAL"
     CONFLICT = "CONFLICT"
+    DELETE = "DELETE"  # ``remove``: the file goes; ``old`` is its current text, ``new`` is ""
+    KEPT = "KEPT"  # ``remove``: a file ffgen would delete, kept because the user edited it
 
 
 @dataclass(frozen=True)
@@ -32,11 +34,12 @@ class FileChange:
     new: str  # content after the change
 
     def diff(self) -> str:
+        deleted = self.status is Status.DELETE
         lines = difflib.unified_diff(
             (self.old or "").splitlines(keepends=True),
             self.new.splitlines(keepends=True),
             fromfile=f"a/{self.path}" if self.old is not None else "/dev/null",
-            tofile=f"b/{self.path}",
+            tofile="/dev/null" if deleted else f"b/{self.path}",
         )
         return "".join(lines)
 
@@ -52,7 +55,9 @@ class Plan:
 
     @property
     def writes(self) -> tuple[FileChange, ...]:
-        return tuple(c for c in self.changes if c.status in (Status.CREATE, Status.UPDATE))
+        return tuple(
+            c for c in self.changes if c.status in (Status.CREATE, Status.UPDATE, Status.DELETE)
+        )
 
 
 def owned_file(view: CheckoutView, path: str, new: str, force: bool) -> FileChange:
