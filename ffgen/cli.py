@@ -80,6 +80,9 @@ def new(
         False, "--dry-run", help="Show the plan and diffs; write nothing."
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite conflicting files."),
+    answers: Path | None = typer.Option(
+        None, "--answers", metavar="FILE", help="Replay a record (.ffgen/answers/KEY.yml)."
+    ),
     fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
@@ -104,10 +107,11 @@ def new(
         class_name=class_name,
         checkout=checkout,
         flags=flags,
-        interactive=not yes and sys.stdin.isatty(),
+        interactive=not yes and answers is None and sys.stdin.isatty(),
         dry_run=dry_run,
         force=force,
         fmt=fmt,
+        answers_file=answers,
     )
     try:
         code = run_new(request)
@@ -144,6 +148,79 @@ def verify(
     from ffgen.verify.command import verify_cmd
 
     raise typer.Exit(verify_cmd(checkout, algorithm, fmt, explain))
+
+
+_CHECKOUT = typer.Option(None, "--checkout", metavar="DIR", help="Flow-Factory checkout root.")
+_DEBUG = typer.Option(False, "--debug", help="Show tracebacks.")
+
+
+def _run(debug: bool, call) -> None:
+    try:
+        code = call()
+    except FfgenError as exc:
+        _fail(exc, debug)
+    raise typer.Exit(code)
+
+
+@app.command("list")
+def list_(
+    checkout: Path | None = _CHECKOUT,
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Output."),
+    debug: bool = _DEBUG,
+) -> None:
+    """Every algorithm of the checkout, and whether ffgen's files are as it wrote them."""
+    from ffgen.lifecycle import run_list
+
+    _run(debug, lambda: run_list(checkout, fmt))
+
+
+@app.command()
+def remove(
+    key: str = typer.Argument(..., metavar="KEY", help="Registry key of the algorithm."),
+    checkout: Path | None = _CHECKOUT,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diffs only."),
+    force: bool = typer.Option(
+        False, "--force", help="Also delete edited files; ignore remaining uses."
+    ),
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
+    debug: bool = _DEBUG,
+) -> None:
+    """Take an algorithm out: its files, registry entries and docs section."""
+    from ffgen.lifecycle import run_remove
+
+    _run(debug, lambda: run_remove(checkout, key, dry_run=dry_run, force=force, fmt=fmt))
+
+
+@app.command()
+def update(
+    key: str = typer.Argument(..., metavar="KEY", help="Registry key of the algorithm."),
+    checkout: Path | None = _CHECKOUT,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diffs only."),
+    conflict: str = typer.Option(
+        "refuse", "--conflict", metavar="inline|refuse", help="What to do with conflicts."
+    ),
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
+    debug: bool = _DEBUG,
+) -> None:
+    """Re-render a generated algorithm with today's templates, merging your edits."""
+    from ffgen.lifecycle import run_update
+
+    _run(
+        debug,
+        lambda: run_update(checkout, key, dry_run=dry_run, conflict=conflict, fmt=fmt),
+    )
+
+
+@app.command()
+def check(
+    checkout: Path | None = _CHECKOUT,
+    fmt: str = typer.Option("text", "--format", metavar="text|json|github", help="Output."),
+    debug: bool = _DEBUG,
+) -> None:
+    """Fail when a generated algorithm is behind the templates or lost its registry entries."""
+    from ffgen.lifecycle import run_check
+
+    _run(debug, lambda: run_check(checkout, fmt))
 
 
 def main() -> None:
