@@ -42,12 +42,14 @@ class NewRequest:
     dry_run: bool
     force: bool
     fmt: str
+    answers_file: Path | None = None  # a record to replay (``--answers``)
 
 
 def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classification]:
     """Every stage up to the plan: nothing is written."""
     if req.fmt not in ("text", "json"):
         raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
+    req = with_recorded_answers(req)
     names = parse_name(req.name, req.class_name)
     root = find_root(req.checkout)
     view = CheckoutView(root)
@@ -80,6 +82,25 @@ def run_new(req: NewRequest, console: Console | None = None) -> int:
     if req.fmt == "text":
         console.print(f"{len(written)} file(s) written under {root}")
     return EXIT_OK
+
+
+def with_recorded_answers(req: NewRequest) -> NewRequest:
+    """``--answers FILE``: the record's answers, under any flag given on the command line.
+
+    The recorded class stem only applies to the recorded name; another NAME derives its own.
+    """
+    if req.answers_file is None:
+        return req
+    from dataclasses import replace
+
+    from ffgen.replay import flags_from, load_answers_file
+
+    record = load_answers_file(req.answers_file)
+    flags = flags_from(record) | {k: v for k, v in req.flags.items() if v is not None}
+    class_name = req.class_name
+    if class_name is None and req.name == record.answers["name"]:
+        class_name = record.answers.get("class_name")
+    return replace(req, flags=flags, class_name=class_name, interactive=False)
 
 
 def gather_answers(req: NewRequest, facts: CheckoutFacts, console: Console) -> Answers:
@@ -121,14 +142,21 @@ def show_plan(console: Console, plan: Plan, c: Classification, *, diffs: bool) -
         f"{a.feedback.value}), {a.paradigm.value}, family {c.family.value}, "
         f"trainers/{c.category}/"
     )
+    show_changes(console, plan, diffs=diffs)
+
+
+def show_changes(console: Console, plan: Plan, *, diffs: bool) -> None:
+    """One line per file (status, path, the reason where there is one), then the diffs."""
     for change in plan.changes:
         style = _STYLE[change.status]
-        console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}")
+        note = f" [dim]({change.note})[/dim]" if change.note else ""
+        console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}{note}")
     if diffs:
         from rich.syntax import Syntax
 
+        shown = (Status.CREATE, Status.UPDATE, Status.CONFLICT, Status.DELETE)
         for change in plan.changes:
-            if change.status in (Status.CREATE, Status.UPDATE, Status.CONFLICT):
+            if change.status in shown:
                 console.print(Syntax(change.diff(), "diff", theme="ansi_dark", word_wrap=True))
 
 
@@ -138,7 +166,12 @@ def plan_json(plan: Plan, c: Classification) -> dict[str, object]:
         "contract": c.contract.value,
         "family": c.family.value,
         "category": c.category,
-        "files": [
-            {"path": ch.path, "status": ch.status.value, "diff": ch.diff()} for ch in plan.changes
-        ],
+        "files": files_json(plan),
     }
+
+
+def files_json(plan: Plan) -> list[dict[str, str]]:
+    return [
+        {"path": ch.path, "status": ch.status.value, "note": ch.note, "diff": ch.diff()}
+        for ch in plan.changes
+    ]

@@ -1,7 +1,8 @@
 """The edit points of one algorithm: every file ``new`` writes or edits, as data.
 
-``new`` applies the ``add`` side, ``verify`` reads the same paths, and ``remove`` (later) applies
-the ``remove`` side; keeping them in one list is what stops the three from drifting apart.
+``new`` applies the ``add`` side, ``verify`` reads the same paths, ``remove`` applies the ``remove``
+side and ``update`` / ``check`` re-render the same files; keeping them in one list is what stops
+the commands from drifting apart.
 """
 
 from __future__ import annotations
@@ -11,12 +12,7 @@ from dataclasses import dataclass
 
 from ffgen import layout, render
 from ffgen.context import RenderContext
-
-ANSWERS_DIR = ".ffgen/answers"
-
-
-def answers_path(key: str) -> str:
-    return f"{ANSWERS_DIR}/{key}.yml"
+from ffgen.records import answers_path
 
 
 @dataclass(frozen=True)
@@ -33,6 +29,7 @@ class RegistryEdit:
 
     path: str
     what: str  # shown in messages: "args registry import and entry"
+    added: str  # what the add side puts there, for the record: "my-algo -> MyAlgoTrainingArguments"
     add: Callable[[str], object]  # source -> ffgen.edits.EditResult
     remove: Callable[[str], object]
 
@@ -45,11 +42,81 @@ class Manifest:
     answers_path: str
 
 
-def manifest_for(ctx: RenderContext) -> Manifest:
+@dataclass(frozen=True)
+class Entries:
+    """Who one algorithm is in the shared files: its key, classes and modules.
+
+    A generated algorithm has one module name for both classes; a hand-written one (``remove
+    --force``, ``verify --fix``) may not, so the two are kept apart.
+    """
+
+    key: str
+    args_module: str
+    args_class: str
+    trainer_module: str
+    trainer_class: str
+    category: str
+
+    @property
+    def trainer_dotted(self) -> str:
+        return layout.trainer_dotted_path(self.category, self.trainer_module, self.trainer_class)
+
+
+def registry_edits(e: Entries) -> tuple[RegistryEdit, ...]:
+    """The five shared-file edits that register ``e``, each with its inverse."""
     from ffgen import edits  # libcst is slow to import; only planning needs it
 
-    cat_init = layout.category_init_path(ctx.category)
-    reg = dict(key=ctx.key, module=ctx.module, class_name=ctx.args_class)
+    cat_init = layout.category_init_path(e.category)
+    reg = dict(key=e.key, module=e.args_module, class_name=e.args_class)
+    args_init = dict(module=e.args_module, class_name=e.args_class)
+    trainer = dict(key=e.key, dotted_path=e.trainer_dotted)
+    category = dict(module=e.trainer_module, class_name=e.trainer_class, path=cat_init)
+    return (
+        RegistryEdit(
+            layout.ARGS_REGISTRY,
+            "args registry import and entry",
+            f"{e.key} -> {e.args_class}",
+            lambda s: edits.add_args_registry_entry(s, **reg),
+            lambda s: edits.remove_args_registry_entry(s, **reg),
+        ),
+        RegistryEdit(
+            layout.ARGS_INIT,
+            "training_args re-export and __all__",
+            f"from .{e.args_module} import {e.args_class}",
+            lambda s: edits.add_args_init_export(s, **args_init),
+            lambda s: edits.remove_args_init_export(s, **args_init),
+        ),
+        RegistryEdit(
+            layout.HPARAMS_INIT,
+            "hparams re-export and __all__",
+            e.args_class,
+            lambda s: edits.add_hparams_reexport(s, class_name=e.args_class),
+            lambda s: edits.remove_hparams_reexport(s, class_name=e.args_class),
+        ),
+        RegistryEdit(
+            layout.TRAINER_REGISTRY,
+            "trainer registry entry",
+            f"{e.key} -> {e.trainer_dotted}",
+            lambda s: edits.add_trainer_registry_entry(s, **trainer),
+            lambda s: edits.remove_trainer_registry_entry(s, **trainer),
+        ),
+        RegistryEdit(
+            cat_init,
+            "category re-export",
+            f"from .{e.trainer_module} import {e.trainer_class}",
+            lambda s: edits.add_category_reexport(s, **category),
+            lambda s: edits.remove_category_reexport(s, **category),
+        ),
+    )
+
+
+def entries_of(ctx: RenderContext) -> Entries:
+    return Entries(
+        ctx.key, ctx.module, ctx.args_class, ctx.module, ctx.trainer_class, ctx.category
+    )
+
+
+def manifest_for(ctx: RenderContext) -> Manifest:
     return Manifest(
         rendered=(
             RenderedFile(ctx.args_path, render.ARGS_TEMPLATE),
@@ -58,50 +125,7 @@ def manifest_for(ctx: RenderContext) -> Manifest:
             RenderedFile(ctx.test_path, render.TEST_TEMPLATE),
             RenderedFile(layout.args_test_path(ctx.module), render.ARGS_TEST_TEMPLATE),
         ),
-        edits=(
-            RegistryEdit(
-                layout.ARGS_REGISTRY,
-                "args registry import and entry",
-                lambda s: edits.add_args_registry_entry(s, **reg),
-                lambda s: edits.remove_args_registry_entry(s, **reg),
-            ),
-            RegistryEdit(
-                layout.ARGS_INIT,
-                "training_args re-export and __all__",
-                lambda s: edits.add_args_init_export(
-                    s, module=ctx.module, class_name=ctx.args_class
-                ),
-                lambda s: edits.remove_args_init_export(
-                    s, module=ctx.module, class_name=ctx.args_class
-                ),
-            ),
-            RegistryEdit(
-                layout.HPARAMS_INIT,
-                "hparams re-export and __all__",
-                lambda s: edits.add_hparams_reexport(s, class_name=ctx.args_class),
-                lambda s: edits.remove_hparams_reexport(s, class_name=ctx.args_class),
-            ),
-            RegistryEdit(
-                layout.TRAINER_REGISTRY,
-                "trainer registry entry",
-                lambda s: edits.add_trainer_registry_entry(
-                    s, key=ctx.key, dotted_path=ctx.trainer_dotted
-                ),
-                lambda s: edits.remove_trainer_registry_entry(
-                    s, key=ctx.key, dotted_path=ctx.trainer_dotted
-                ),
-            ),
-            RegistryEdit(
-                cat_init,
-                "category re-export",
-                lambda s: edits.add_category_reexport(
-                    s, module=ctx.module, class_name=ctx.trainer_class, path=cat_init
-                ),
-                lambda s: edits.remove_category_reexport(
-                    s, module=ctx.module, class_name=ctx.trainer_class, path=cat_init
-                ),
-            ),
-        ),
+        edits=registry_edits(entries_of(ctx)),
         docs_path=layout.GUIDANCE_ALGORITHMS,
         answers_path=answers_path(ctx.key),
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 
 from ffgen import __version__, layout, render
@@ -15,6 +15,15 @@ from ffgen.errors import RefusedError
 from ffgen.facts import CheckoutFacts
 from ffgen.manifest import Manifest, manifest_for
 from ffgen.names import AlgorithmNames
+from ffgen.records import (
+    Record,
+    RecordedDocs,
+    RecordedEdit,
+    RecordedFile,
+    flag_text,
+    parse_record,
+    record_text,
+)
 
 
 class Status(str, Enum):
@@ -32,6 +41,10 @@ class FileChange:
     status: Status
     old: str | None  # current content (None: the file does not exist)
     new: str  # content after the change
+    note: str = ""  # why, where the status needs a reason (a KEPT file)
+    # False only for a file ``update --conflict inline`` writes with conflict markers on
+    # purpose: it does not compile until the user resolves them.
+    validate: bool = True
 
     def diff(self) -> str:
         deleted = self.status is Status.DELETE
@@ -90,47 +103,60 @@ def docs_markers(key: str) -> tuple[str, str]:
     return f"<!-- ffgen:begin {key} -->", f"<!-- ffgen:end {key} -->"
 
 
-def docs_change(view: CheckoutView, path: str, key: str, section: str, force: bool) -> FileChange:
-    """Append (or refresh) the algorithm's marked section in the guidance document."""
+def docs_block(key: str, section: str) -> str:
     begin, end = docs_markers(key)
-    block = f"{begin}\n{section.strip()}\n{end}\n"
+    return f"{begin}\n{section.strip()}\n{end}\n"
+
+
+def docs_change(
+    view: CheckoutView, path: str, key: str, section: str, force: bool, separator: str = ""
+) -> tuple[FileChange, str]:
+    """Append (or refresh) the algorithm's marked section in the guidance document; also return
+    the separator put before a new section (``separator`` is the recorded one on a re-run)."""
+    begin, end = docs_markers(key)
+    block = docs_block(key, section)
     old = view.read(path)
     if old is None:
-        return FileChange(path, Status.CREATE, None, f"{DOCS_HEADER}\n{block}")
+        return FileChange(path, Status.CREATE, None, f"{DOCS_HEADER}\n{block}"), "\n"
     if begin in old and end in old:
         start, stop = old.index(begin), old.index(end) + len(end) + 1
         new = old[:start] + block + old[stop:]
         if new == old:
-            return FileChange(path, Status.IDENTICAL, old, old)
-        return FileChange(path, Status.UPDATE if force else Status.CONFLICT, old, new)
+            return FileChange(path, Status.IDENTICAL, old, old), separator
+        status = Status.UPDATE if force else Status.CONFLICT
+        return FileChange(path, status, old, new), separator
     sep = "" if old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
-    return FileChange(path, Status.UPDATE, old, old + sep + block)
+    return FileChange(path, Status.UPDATE, old, old + sep + block), sep
 
 
-def answers_text(names: AlgorithmNames, c: Classification) -> str:
-    """The answers file (copier-style): enough to replay ``new`` and to recognise a re-run."""
-    import yaml
+def recorded_answers(names: AlgorithmNames, c: Classification) -> dict[str, str]:
+    """Every answer as its flag takes it: replaying these through ``new`` renders the same."""
+    out = {"name": names.key, "class_name": names.stem}
+    for f in fields(c.answers):
+        value = c.category if f.name == "category" else getattr(c.answers, f.name)
+        if value not in (None, (), {}):
+            out[f.name] = flag_text(value)
+    return out
 
-    a = c.answers
-    data = {
-        "_ffgen_version": __version__,
-        "name": names.key,
-        "class_name": names.stem,
-        "acquisition": a.acquisition.value,
-        "feedback": a.feedback.value,
-        "paradigm": a.paradigm.value,
-        "dynamics": a.dynamics.value,
-        "supervision": str(a.supervision),
-        "state": a.state.value,
-        "ownership": a.ownership.value,
-        "roles": list(a.roles),
-        "model_type": a.model_type,
-        "finetune_type": a.finetune_type.value,
-        "category": c.category,
-        "contract": c.contract.value,
-    }
-    header = "# Written by `ffgen new`; replay with the same answers. Do not edit by hand.\n"
-    return header + yaml.safe_dump(data, sort_keys=False)
+
+def existing_record(view: CheckoutView, path: str) -> Record | None:
+    text = view.read(path)
+    return None if text is None else parse_record(text, path)
+
+
+def record_for(
+    ctx: RenderContext, answers: dict[str, str], files: dict[str, str], shared: SharedChanges
+) -> Record:
+    return Record(
+        key=ctx.key,
+        ffgen_version=__version__,
+        contract=ctx.contract,
+        answers=answers,
+        files=tuple(RecordedFile(path, text) for path, text in files.items()),
+        created=shared.created,
+        registry=shared.applied,
+        docs=shared.docs,
+    )
 
 
 def check_collisions(
@@ -167,7 +193,75 @@ def category_init_change(view: CheckoutView, category: str) -> FileChange | None
     path = layout.category_init_path(category)
     if view.exists(path):
         return None
-    return FileChange(path, Status.CREATE, None, f'"""{category.capitalize()} trainers."""\n')
+    return FileChange(path, Status.CREATE, None, category_stub(category))
+
+
+def category_stub(category: str) -> str:
+    """What a category package ffgen creates holds: a docstring, like ``rl/`` has."""
+    return f'"""{category.capitalize()} trainers."""\n'
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Everything the templates produce for one algorithm: owned files and the docs section."""
+
+    files: dict[str, str]
+    section: str
+
+
+def render_all(ctx: RenderContext, manifest: Manifest) -> Rendered:
+    files = {f.path: render.render(f.template, ctx) for f in manifest.rendered}
+    return Rendered(files, render.render(render.DOCS_TEMPLATE, ctx).strip())
+
+
+@dataclass(frozen=True)
+class SharedChanges:
+    """The plan's edits of shared files, and what the record says about them."""
+
+    changes: tuple[FileChange, ...]
+    applied: tuple[RecordedEdit, ...]  # the edits this checkout takes
+    created: tuple[str, ...]  # shared files the algorithm brought into being
+    docs: RecordedDocs
+
+
+def shared_changes(
+    view: CheckoutView,
+    manifest: Manifest,
+    ctx: RenderContext,
+    section: str,
+    previous: Record | None,
+    force: bool,
+) -> SharedChanges:
+    """Category package, registry and re-export edits, and the docs section.
+
+    Shared files created here are recorded, so that ``remove`` deletes them again once nothing
+    else is left in them; a re-run keeps what the first run recorded.
+    """
+    changes: list[FileChange] = []
+    created = list(previous.created) if previous is not None else []
+    new_category = category_init_change(view, ctx.category)
+    edit_view = view
+    if new_category is not None:
+        changes.append(new_category)
+        created.append(new_category.path)
+        edit_view = _overlay(view, [new_category])
+    applied = []  # a docstring-only category package takes no re-export, for one
+    for edit in manifest.edits:
+        change = edited_file(edit_view, edit.path, edit.what, edit.add)
+        if change is not None:
+            changes.append(change)
+            applied.append(RecordedEdit(edit.path, edit.added))
+    known_sep = previous.docs.separator if previous is not None and previous.docs else ""
+    docs, sep = docs_change(view, manifest.docs_path, ctx.key, section, force, known_sep)
+    changes.append(docs)
+    if docs.status is Status.CREATE:
+        created.append(docs.path)
+    return SharedChanges(
+        tuple(changes),
+        tuple(applied),
+        tuple(dict.fromkeys(created)),
+        RecordedDocs(manifest.docs_path, sep, section),
+    )
 
 
 def build_plan(
@@ -182,24 +276,16 @@ def build_plan(
     manifest = manifest_for(ctx)
     check_collisions(view, facts, ctx, manifest)
     check_contract_constant(facts, ctx)
-    rendered = {f.path: render.render(f.template, ctx) for f in manifest.rendered}
-    changes = [owned_file(view, p, text, force) for p, text in rendered.items()]
-    new_category = category_init_change(view, ctx.category)
-    if new_category is not None:
-        changes.append(new_category)
-        edit_view = _overlay(view, [new_category])
-    else:
-        edit_view = view
-    for edit in manifest.edits:
-        change = edited_file(edit_view, edit.path, edit.what, edit.add)
-        if change is not None:
-            changes.append(change)
-    section = render.render(render.DOCS_TEMPLATE, ctx)
-    changes.append(docs_change(view, manifest.docs_path, ctx.key, section, force))
-    changes.append(owned_file(view, manifest.answers_path, answers_text(names, c), force))
+    rendered = render_all(ctx, manifest)
+    previous = existing_record(view, manifest.answers_path)
+    changes = [owned_file(view, p, text, force) for p, text in rendered.files.items()]
+    shared = shared_changes(view, manifest, ctx, rendered.section, previous, force)
+    changes.extend(shared.changes)
+    record = record_for(ctx, recorded_answers(names, c), rendered.files, shared)
+    changes.append(owned_file(view, manifest.answers_path, record_text(record, __version__), force))
     # Every Flow-Factory member the rendered files use must exist, with a fitting signature, in
     # the checkout as it would be (so the new modules count), before anything is written.
-    check_conformance(_overlay(view, changes), rendered)
+    check_conformance(_overlay(view, changes), rendered.files)
     return Plan(key=ctx.key, changes=tuple(changes))
 
 

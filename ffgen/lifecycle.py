@@ -1,0 +1,192 @@
+"""The lifecycle commands after ``new``: list, remove, update and check.
+
+Each one is thin: find the checkout, ask the planning module (:mod:`ffgen.status`,
+:mod:`ffgen.remove`, :mod:`ffgen.update`) for a pure result, show it, hand writes to
+:func:`ffgen.apply.apply_plan`, and map the outcome to an exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from ffgen.checkout import CheckoutView, find_root
+from ffgen.commands import files_json, show_changes
+from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
+from ffgen.plan import Plan
+
+TEXT_JSON = ("text", "json")
+
+
+def _check_format(fmt: str, allowed: tuple[str, ...]) -> None:
+    if fmt not in allowed:
+        raise UsageError(f"--format {fmt!r} is not valid; choose {' or '.join(allowed)}")
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _print_json(console: Console, data: object) -> None:
+    console.print_json(json.dumps(data))
+
+
+# -- list ----------------------------------------------------------------------------------
+
+
+def run_list(checkout: Path | None, fmt: str, console: Console | None = None) -> int:
+    from ffgen.status import checkout_states
+
+    _check_format(fmt, TEXT_JSON)
+    console = console or _console()
+    states = checkout_states(CheckoutView(find_root(checkout)))
+    if fmt == "json":
+        _print_json(console, {"algorithms": [s.as_dict() for s in states]})
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("key", "contract", "paradigm", "category", "ffgen", "files"):
+        table.add_column(column)
+    for s in states:
+        table.add_row(
+            s.key,
+            s.contract or "?",
+            s.paradigm or "?",
+            s.category or "?",
+            "generated" if s.generated else "hand-written",
+            s.state,
+        )
+    console.print(table)
+    return EXIT_OK
+
+
+# -- remove --------------------------------------------------------------------------------
+
+
+def run_remove(
+    checkout: Path | None,
+    key: str,
+    *,
+    dry_run: bool,
+    force: bool,
+    fmt: str,
+    console: Console | None = None,
+) -> int:
+    from ffgen.remove import plan_remove
+
+    _check_format(fmt, TEXT_JSON)
+    console = console or _console()
+    root = find_root(checkout)
+    plan = plan_remove(CheckoutView(root), key, force=force)
+    return _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
+
+
+def _show_and_apply(
+    console: Console, root: Path, plan: Plan, verb: str, *, dry_run: bool, fmt: str, extra=None
+) -> int:
+    if fmt == "json":
+        data = {"algorithm": plan.key, "command": verb, "dry_run": dry_run,
+                "files": files_json(plan), **(extra or {})}
+        _print_json(console, data)
+    else:
+        console.print(f"[bold]{plan.key}[/bold]: {verb}{' (dry run)' if dry_run else ''}")
+        show_changes(console, plan, diffs=dry_run)
+    if dry_run:
+        return EXIT_OK
+    from ffgen.apply import apply_plan
+
+    written = apply_plan(root, plan)
+    if fmt == "text":
+        console.print(f"{len(written)} file(s) changed under {root}")
+    return EXIT_OK
+
+
+# -- update --------------------------------------------------------------------------------
+
+
+def run_update(
+    checkout: Path | None,
+    key: str,
+    *,
+    dry_run: bool,
+    conflict: str,
+    fmt: str,
+    console: Console | None = None,
+) -> int:
+    from ffgen.update import CONFLICT_MODES, plan_update
+
+    _check_format(fmt, TEXT_JSON)
+    if conflict not in CONFLICT_MODES:
+        raise UsageError(f"--conflict {conflict!r} is not valid; choose inline or refuse")
+    console = console or _console()
+    root = find_root(checkout)
+    result = plan_update(CheckoutView(root), key)
+    hunks = [c.describe() for c in result.conflicts]
+    if hunks and conflict == "refuse":
+        if fmt == "json":
+            _print_json(console, {"algorithm": key, "command": "update", "conflicts": hunks,
+                                  "written": False})
+        raise RefusedError(
+            f"{len(hunks)} conflict(s) between your edits and the new templates, nothing "
+            f"written: {'; '.join(hunks)}; resolve them by hand or re-run with --conflict inline"
+        )
+    code = _show_and_apply(
+        console, root, result.plan, "update", dry_run=dry_run, fmt=fmt,
+        extra={"conflicts": hunks},
+    )
+    if hunks:
+        where = ", ".join(dict.fromkeys(c.path for c in result.conflicts))
+        verb = "would be written" if dry_run else "written"
+        if fmt == "text":
+            console.print(
+                f"[bold red]{len(hunks)} conflict(s)[/bold red] {verb} as markers in {where}: "
+                "resolve them, then run `ffgen verify`"
+            )
+        return EXIT_REFUSED
+    return code
+
+
+# -- check ---------------------------------------------------------------------------------
+
+
+def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -> int:
+    from ffgen.status import checkout_states
+
+    _check_format(fmt, ("text", "json", "github"))
+    console = console or _console()
+    states = [s for s in checkout_states(CheckoutView(find_root(checkout))) if s.generated]
+    problems = [(s, _problem(s)) for s in states if _problem(s)]
+    if fmt == "json":
+        _print_json(console, {
+            "ok": not problems,
+            "algorithms": [
+                {"key": s.key, "behind": list(s.behind),
+                 "missing_entries": list(s.missing_entries), "ok": not _problem(s)}
+                for s in states
+            ],
+        })
+    elif fmt == "github":
+        for s, problem in problems:
+            print(f"::error file=.ffgen/answers/{s.key}.yml,title=ffgen check::{problem}")
+    else:
+        for s in states:
+            problem = _problem(s)
+            mark = "[red]FAIL[/red]" if problem else "[green]ok[/green]  "
+            console.print(f"{mark} {s.key}" + (f": {problem}" if problem else ""))
+        if not states:
+            console.print("no generated algorithms in this checkout")
+    return EXIT_REFUSED if problems else EXIT_OK
+
+
+def _problem(s) -> str:
+    parts = []
+    if s.behind:
+        parts.append(f"behind the current templates ({', '.join(s.behind)}): run "
+                     f"`ffgen update {s.key}`")
+    if s.missing_entries:
+        parts.append(f"registry entries missing in {', '.join(s.missing_entries)}: run "
+                     f"`ffgen update {s.key}`")
+    return "; ".join(parts)

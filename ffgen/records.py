@@ -1,0 +1,296 @@
+"""The record ``new`` keeps per algorithm in ``.ffgen/answers/<key>.yml`` (copier's answers file).
+
+It holds what the lifecycle commands need and nothing they could compute: the answers (to replay
+``new``), the ffgen version, and for every file ffgen created its content hash and pristine render
+(the base of ``update``'s three-way merge; the hash tells ``remove`` and ``list`` whether the user
+edited it). Shared files ffgen only edited are listed with the entries it added; ``remove``
+re-derives the edits from the manifest, so the record cannot drift from ``new``.
+
+Records are read with ``yaml.safe_load`` and validated field by field: a record someone edited
+into an unknown shape is refused with the field it got wrong, never half-trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from ffgen.errors import RefusedError
+
+ANSWERS_DIR = ".ffgen/answers"
+FORMAT = 2  # bumped when the record's shape changes
+HEADER = (
+    "# Written by `ffgen new`: the answers to replay it (`ffgen new NAME --answers FILE`) and\n"
+    "# the pristine render of every file it created (the base of `ffgen update`). Do not edit.\n"
+)
+# The answers a record may hold: each is the value of the `ffgen new` flag of the same name.
+ANSWER_KEYS = (
+    "name",
+    "class_name",
+    "acquisition",
+    "feedback",
+    "paradigm",
+    "dynamics",
+    "supervision",
+    "state",
+    "ownership",
+    "roles",
+    "role_cadence",
+    "model_type",
+    "finetune_type",
+    "category",
+)
+_TOP_KEYS = ("format", "ffgen_version", "key", "contract", "answers", "files", "created",
+             "registry", "docs")
+
+
+def answers_path(key: str) -> str:
+    return f"{ANSWERS_DIR}/{key}.yml"
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RecordedFile:
+    """A file ffgen created outright, as it rendered it."""
+
+    path: str
+    pristine: str
+
+    @property
+    def sha256(self) -> str:
+        return sha256(self.pristine)
+
+
+@dataclass(frozen=True)
+class RecordedEdit:
+    """A shared file ffgen edited in place, and what it added there (shown by ``list``)."""
+
+    path: str
+    added: str
+
+
+@dataclass(frozen=True)
+class RecordedDocs:
+    """The algorithm's marked section of the guidance document, and the separator put before
+    it, so that ``remove`` takes out exactly the bytes ``new`` added."""
+
+    path: str
+    separator: str
+    section: str
+
+
+@dataclass(frozen=True)
+class Record:
+    key: str
+    ffgen_version: str
+    contract: str
+    answers: Mapping[str, str]
+    files: tuple[RecordedFile, ...]
+    created: tuple[str, ...]  # shared files ffgen created (deleted again once left empty)
+    registry: tuple[RecordedEdit, ...]
+    docs: RecordedDocs | None
+
+    @property
+    def path(self) -> str:
+        return answers_path(self.key)
+
+    def file(self, path: str) -> RecordedFile | None:
+        return next((f for f in self.files if f.path == path), None)
+
+
+def flag_text(value: object) -> str:
+    """An answer in the form its flag takes it (``a,b`` for lists, ``k=v,...`` for mappings)."""
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, tuple | list):
+        return ",".join(
+            f"{v[0]}={v[1]}" if isinstance(v, tuple | list) else str(v) for v in value
+        )
+    return str(value)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+class _Dumper:
+    """A SafeDumper that writes multi-line text as literal blocks, so records read like files."""
+
+    _cls = None
+
+    @classmethod
+    def get(cls):
+        if cls._cls is None:
+            import yaml
+
+            class Dumper(yaml.SafeDumper):
+                pass
+
+            def text(dumper, data: str):
+                # Blank text (the docs separator) reads best escaped: "\n".
+                style = '"' if data.isspace() else ("|" if "\n" in data else None)
+                return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+            Dumper.add_representer(str, text)
+            cls._cls = Dumper
+        return cls._cls
+
+
+def record_text(record: Record, version: str) -> str:
+    import yaml
+
+    data: dict[str, object] = {
+        "format": FORMAT,
+        "ffgen_version": version,
+        "key": record.key,
+        "contract": record.contract,
+        "answers": dict(record.answers),
+        "files": [
+            {"path": f.path, "sha256": f.sha256, "pristine": f.pristine} for f in record.files
+        ],
+        "created": list(record.created),
+        "registry": [{"path": e.path, "added": e.added} for e in record.registry],
+    }
+    if record.docs is not None:
+        d = record.docs
+        data["docs"] = {"path": d.path, "separator": d.separator, "section": d.section}
+    body = yaml.dump(data, Dumper=_Dumper.get(), sort_keys=False, allow_unicode=True, width=100)
+    return HEADER + body
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def parse_record(text: str, where: str) -> Record:
+    """Validate a record's text; ``where`` names it in messages."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1})" if mark is not None else ""
+        raise RefusedError(
+            f"{where}: not valid YAML{at}; restore it from version control"
+        ) from None
+    return _record(_mapping(data, where, "the record"), where)
+
+
+def _record(data: Mapping, where: str) -> Record:
+    _only(data, _TOP_KEYS, where, "the record")
+    if data.get("format") != FORMAT:
+        raise RefusedError(
+            f"{where}: record format {data.get('format')!r} is not {FORMAT}; it was written by "
+            "another ffgen version: re-run `ffgen new` with that algorithm's answers"
+        )
+    key = _text(data, "key", where)
+    answers = _answers(_mapping(data.get("answers"), where, "answers"), where)
+    files = tuple(_file(f, where) for f in _list(data, "files", where))
+    created = tuple(_path(p, where, "created") for p in _list(data, "created", where))
+    registry = tuple(_edit(e, where) for e in _list(data, "registry", where))
+    docs = _docs(data.get("docs"), where)
+    return Record(
+        key=key,
+        ffgen_version=_text(data, "ffgen_version", where),
+        contract=_text(data, "contract", where),
+        answers=answers,
+        files=files,
+        created=created,
+        registry=registry,
+        docs=docs,
+    )
+
+
+def _answers(data: Mapping, where: str) -> dict[str, str]:
+    _only(data, ANSWER_KEYS, where, "answers")
+    out = {}
+    for name, value in data.items():
+        if not isinstance(value, str):
+            raise RefusedError(
+                f"{where}: answers.{name} must be text as its flag takes it, got {value!r}"
+            )
+        out[name] = value
+    if "name" not in out:
+        raise RefusedError(f"{where}: answers.name is missing; the record cannot be replayed")
+    return out
+
+
+def _file(item: object, where: str) -> RecordedFile:
+    data = _mapping(item, where, "a files entry")
+    _only(data, ("path", "sha256", "pristine"), where, "a files entry")
+    path = _path(data.get("path"), where, "files")
+    pristine = _text(data, "pristine", where, f"files[{path}].pristine")
+    if data.get("sha256") != sha256(pristine):
+        raise RefusedError(
+            f"{where}: files[{path}].sha256 does not match its pristine text; the record was "
+            "edited by hand: restore it from version control"
+        )
+    return RecordedFile(path, pristine)
+
+
+def _edit(item: object, where: str) -> RecordedEdit:
+    data = _mapping(item, where, "a registry entry")
+    _only(data, ("path", "added"), where, "a registry entry")
+    return RecordedEdit(_path(data.get("path"), where, "registry"), _text(data, "added", where))
+
+
+def _docs(item: object, where: str) -> RecordedDocs | None:
+    if item is None:
+        return None
+    data = _mapping(item, where, "docs")
+    _only(data, ("path", "separator", "section"), where, "docs")
+    separator = data.get("separator")
+    if separator not in ("", "\n", "\n\n"):
+        raise RefusedError(f"{where}: docs.separator must be empty or newlines, got {separator!r}")
+    return RecordedDocs(
+        _path(data.get("path"), where, "docs"), separator, _text(data, "section", where)
+    )
+
+
+def _path(value: object, where: str, field: str) -> str:
+    """A recorded path must be relative, forward-slashed and free of ``..``."""
+    if not isinstance(value, str) or not value:
+        raise RefusedError(f"{where}: {field} has a path that is not text: {value!r}")
+    parts = value.split("/")
+    if value.startswith(("/", "~")) or "\\" in value or ":" in parts[0] or ".." in parts:
+        raise RefusedError(
+            f"{where}: {field} path {value!r} leaves the checkout; a record names files "
+            "relative to the checkout root only"
+        )
+    if any(p in ("", ".") for p in parts):
+        raise RefusedError(f"{where}: {field} path {value!r} is not a plain relative path")
+    return value
+
+
+def _mapping(value: object, where: str, what: str) -> Mapping:
+    if not isinstance(value, dict):
+        raise RefusedError(f"{where}: {what} must be a mapping, got {type(value).__name__}")
+    return value
+
+
+def _list(data: Mapping, name: str, where: str) -> list:
+    value = data.get(name, [])
+    if not isinstance(value, list):
+        raise RefusedError(f"{where}: {name} must be a list, got {type(value).__name__}")
+    return value
+
+
+def _text(data: Mapping, name: str, where: str, label: str | None = None) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise RefusedError(f"{where}: {label or name} must be text, got {value!r}")
+    return value
+
+
+def _only(data: Mapping, allowed: tuple[str, ...], where: str, what: str) -> None:
+    unknown = [k for k in data if k not in allowed]
+    if unknown:
+        raise RefusedError(
+            f"{where}: unknown key {unknown[0]!r} in {what}; allowed: {', '.join(allowed)}"
+        )

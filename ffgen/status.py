@@ -1,0 +1,140 @@
+"""Where each algorithm of a checkout stands: ``ffgen list`` shows it, ``ffgen check`` gates on it.
+
+Built-in and hand-written algorithms come from verify's index (contract, paradigm, category);
+generated ones add their record: is each created file unchanged or edited by the user, would
+today's templates render something else (behind), and are the shared-file entries still there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ffgen.checkout import CheckoutView
+from ffgen.manifest import registry_edits
+from ffgen.plan import render_all
+from ffgen.records import Record, sha256
+from ffgen.replay import all_records, replay
+
+UNCHANGED, EDITED, MISSING = "unchanged", "edited", "missing"
+
+
+@dataclass(frozen=True)
+class FileState:
+    path: str
+    state: str  # unchanged | edited | missing
+
+
+@dataclass(frozen=True)
+class AlgorithmState:
+    key: str
+    contract: str | None
+    paradigm: str | None
+    category: str | None
+    generated: bool
+    files: tuple[FileState, ...] = ()
+    behind: tuple[str, ...] = ()  # files today's templates render differently
+    missing_entries: tuple[str, ...] = ()  # shared files that lost the algorithm's entry
+
+    @property
+    def state(self) -> str:
+        """One word for the table: behind > edited > unchanged ("-" when not generated)."""
+        if not self.generated:
+            return "-"
+        if self.behind:
+            return "behind"
+        if any(f.state != UNCHANGED for f in self.files):
+            return EDITED
+        return UNCHANGED
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "key": self.key,
+            "contract": self.contract,
+            "paradigm": self.paradigm,
+            "category": self.category,
+            "generated": self.generated,
+            "state": self.state,
+            "files": [{"path": f.path, "state": f.state} for f in self.files],
+            "behind": list(self.behind),
+            "missing_entries": list(self.missing_entries),
+        }
+
+
+def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
+    """Every algorithm: registered ones in registry order, then generated ones not registered."""
+    from ffgen.facts import read_facts
+
+    records = {r.key: r for r in all_records(view)}
+    model_types = read_facts(view).model_types
+    out = [
+        generated_state(view, records[key], model_types) if key in records else state
+        for key, state in _registered(view).items()
+    ]
+    seen = {s.key for s in out}
+    out += [generated_state(view, r, model_types) for k, r in records.items() if k not in seen]
+    return tuple(out)
+
+
+def _registered(view: CheckoutView) -> dict[str, AlgorithmState]:
+    from ffgen.verify.facts import build_facts
+    from ffgen.verify.index import CheckoutIndex
+
+    facts = build_facts(CheckoutIndex(view))
+    out = {}
+    for a in facts.algorithms:
+        contract = facts.contract(a.args_cls).value if a.args_cls is not None else None
+        category = None
+        if a.trainer_cls is not None and a.trainer_cls.module.count(".") >= 3:
+            category = a.trainer_cls.module.split(".")[2]
+        paradigm = facts.paradigm(a.trainer_cls) or facts.paradigm(a.args_cls)
+        out[a.key] = AlgorithmState(a.key, contract, paradigm, category, generated=False)
+    return out
+
+
+def generated_state(
+    view: CheckoutView, record: Record, model_types: tuple[str, ...]
+) -> AlgorithmState:
+    replayed = replay(view, record, model_types)
+    rendered = render_all(replayed.ctx, replayed.manifest)
+    behind = [p for p, text in rendered.files.items() if _pristine(record, p) != text]
+    behind += [f.path for f in record.files if f.path not in rendered.files]
+    if record.docs is not None and record.docs.section != rendered.section:
+        behind.append(record.docs.path)
+    return AlgorithmState(
+        key=record.key,
+        contract=record.contract,
+        paradigm=replayed.classification.answers.paradigm.value,
+        category=replayed.classification.category,
+        generated=True,
+        files=tuple(_file_state(view, record, f.path) for f in record.files),
+        behind=tuple(behind),
+        missing_entries=missing_entries(view, record, replayed),
+    )
+
+
+def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:
+    """Shared files whose entry for the algorithm is gone (``add`` would change them)."""
+    from ffgen.manifest import entries_of
+
+    recorded = {e.path for e in record.registry}
+    missing = []
+    for edit in registry_edits(entries_of(replayed.ctx)):
+        if edit.path not in recorded:
+            continue
+        text = view.read(edit.path)
+        if text is None or edit.add(text).status in ("changed", "failed"):
+            missing.append(edit.path)
+    return tuple(missing)
+
+
+def _pristine(record: Record, path: str) -> str | None:
+    f = record.file(path)
+    return f.pristine if f is not None else None
+
+
+def _file_state(view: CheckoutView, record: Record, path: str) -> FileState:
+    current = view.read(path)
+    if current is None:
+        return FileState(path, MISSING)
+    same = sha256(current) == record.file(path).sha256
+    return FileState(path, UNCHANGED if same else EDITED)

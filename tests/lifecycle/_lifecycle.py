@@ -1,0 +1,49 @@
+"""Shared steps of the lifecycle tests: run a command in-process, read and rewrite records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ffgen.cli import app
+from ffgen.records import parse_record, record_text
+from tests.helpers import SPECS
+
+# One algorithm per family and ownership, as `new` flags (model type toy).
+CASES = {
+    **SPECS,
+    "opd_multi_role": [
+        "--acquisition", "generation", "--feedback", "none", "--ownership", "multi_role",
+        "--roles", "generator,fake_score",
+    ],
+    "grpo_structured_newcat": [*SPECS["grpo"], "--state", "structured", "--category", "newcat"],
+}
+
+
+def ffgen(runner, *args: str):
+    return runner.invoke(app, [*args], catch_exceptions=False)
+
+
+def new(runner, root: Path, name: str, *flags: str):
+    return ffgen(runner, "new", name, "--checkout", str(root), "--yes", "--model-type", "toy",
+                 *flags)
+
+
+def json_out(result) -> dict:
+    return json.loads(result.stdout)
+
+
+def record_file(root: Path, key: str) -> Path:
+    return root / ".ffgen" / "answers" / f"{key}.yml"
+
+
+def rewrite_pristine(root: Path, key: str, path: str, pristine: str) -> None:
+    """Make the record say ``new`` once rendered ``pristine`` for ``path`` (an older template)."""
+    from dataclasses import replace
+
+    where = record_file(root, key)
+    record = parse_record(where.read_text(), str(where))
+    files = tuple(
+        replace(f, pristine=pristine) if f.path == path else f for f in record.files
+    )
+    where.write_text(record_text(replace(record, files=files), record.ffgen_version))
