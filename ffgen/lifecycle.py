@@ -53,7 +53,7 @@ def run_list(checkout: Path | None, fmt: str, console: Console | None = None) ->
     for s in states:
         table.add_row(
             s.key,
-            s.contract or "?",
+            (s.contract or "?").removesuffix("_EXECUTION_CONTRACT"),
             s.paradigm or "?",
             s.category or "?",
             "generated" if s.generated else "hand-written",
