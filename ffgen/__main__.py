@@ -1,3 +1,5 @@
 from ffgen.cli import main
 
-main()
+# Guarded: check-templates workers started with spawn/forkserver import this module again.
+if __name__ == "__main__":
+    main()

@@ -10,17 +10,27 @@ import sys
 from pathlib import Path
 
 FORMATS = ("text", "json", "github")
+FIX_FORMATS = ("text", "json")
 EXIT_OK, EXIT_FINDINGS, EXIT_CANNOT_RUN = 0, 1, 2
 
 
 def verify_cmd(
-    checkout: Path | None, algorithm: str | None, fmt: str, explain: str | None
+    checkout: Path | None,
+    algorithm: str | None,
+    fmt: str,
+    explain: str | None,
+    *,
+    fix: bool = False,
+    dry_run: bool = False,
 ) -> int:
     """Print the report (or a rule's rationale) and return the exit code: 0 / 1 / 2."""
+    problem = _flag_problem(fmt, explain, fix, dry_run)
+    if problem:
+        return _fail(problem)
     if explain is not None:
         return explain_rule(explain)
-    if fmt not in FORMATS:
-        return _fail(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fix:
+        return fix_cmd(checkout, algorithm, fmt, dry_run)
     from ffgen.checkout import CheckoutView, find_root
     from ffgen.errors import FfgenError
     from ffgen.verify.engine import run_verify
@@ -35,8 +45,82 @@ def verify_cmd(
 
 
 def _fail(message: str) -> int:
-    print(f"ffgen verify: {message}", file=sys.stderr)
+    print(f"error: {message}", file=sys.stderr)
     return EXIT_CANNOT_RUN
+
+
+def _flag_problem(fmt: str, explain: str | None, fix: bool, dry_run: bool) -> str:
+    """The first bad flag combination, as one line naming the fix ("" when the flags are fine)."""
+    if dry_run and not fix:
+        return "--dry-run only applies to --fix; add --fix or drop --dry-run"
+    if fix and explain is not None:
+        return "--explain and --fix do not combine; run them separately"
+    if explain is None and fmt not in FORMATS:
+        return f"--format {fmt!r} is not one of {', '.join(FORMATS)}"
+    if fix and fmt not in FIX_FORMATS:
+        return f"--fix prints text or json, not {fmt!r}; use --format text or --format json"
+    return ""
+
+
+def fix_cmd(checkout: Path | None, algorithm: str | None, fmt: str, dry_run: bool) -> int:
+    """``--fix``: repair the mechanical findings (or show the diffs); the exit code is what
+    verify returns for the checkout as it is afterwards (as it would be, with --dry-run)."""
+    from ffgen.apply import apply_plan
+    from ffgen.checkout import CheckoutView, find_root
+    from ffgen.errors import FfgenError
+    from ffgen.verify.fix import plan_fixes
+
+    try:
+        root = find_root(checkout)
+        result = plan_fixes(CheckoutView(root), algorithm=algorithm)
+        if not dry_run and result.plan.writes:
+            apply_plan(root, result.plan)
+    except FfgenError as exc:
+        return _fail(exc.message)
+    (print_fix_json if fmt == "json" else print_fix_text)(result, root, dry_run)
+    return EXIT_FINDINGS if result.after.errors else EXIT_OK
+
+
+def print_fix_json(result, root: Path, dry_run: bool) -> None:
+    payload = {
+        "checkout": str(root),
+        "dry_run": dry_run,
+        "fixed": [x.as_dict() for x in result.fixed],
+        "left": [x.as_dict() for x in result.left],
+        "files": [{"path": c.path, "status": c.status.value, "diff": c.diff()}
+                  for c in result.plan.changes],
+        "summary": {"fixed": len(result.fixed), "left": len(result.left),
+                    "errors": len(result.after.errors), "warnings": len(result.after.warnings),
+                    "files": len(result.plan.changes)},
+    }
+    print(json.dumps(payload, indent=2))
+
+
+def print_fix_text(result, root: Path, dry_run: bool) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False, soft_wrap=True)
+    for x in result.fixed:
+        f = x.finding
+        console.print(f"[green]fixed[/] {f.rule_id} {f.algorithm or '(checkout)'}: "
+                      f"{escape(x.what)} [dim]({x.path})[/]")
+    for x in result.left:
+        f = x.finding
+        style = "red" if f.severity == "error" else "yellow"
+        console.print(f"[{style}]left[/]  {f.rule_id} {f.algorithm or '(checkout)'} "
+                      f"[cyan]{f.location}[/]: {escape(f.message)}\n"
+                      f"      [dim]why: {escape(x.reason)}[/]")
+    if dry_run:
+        from rich.syntax import Syntax
+
+        for change in result.plan.changes:
+            console.print(Syntax(change.diff(), "diff", theme="ansi_dark", word_wrap=True))
+    files = len(result.plan.changes)
+    verb = "would change" if dry_run else "changed"
+    console.print(f"ffgen verify --fix: {len(result.fixed)} fixed, {len(result.left)} left; "
+                  f"{files} file(s) {verb}; {len(result.after.errors)} error(s) and "
+                  f"{len(result.after.warnings)} warning(s) remain")
 
 
 def explain_rule(rule_id: str) -> int:
