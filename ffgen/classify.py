@@ -76,6 +76,7 @@ class Family(str, Enum):
     GRPO = "grpo"  # generation + reward + coupled: clipped likelihood ratio
     AWM = "awm"  # generation + reward + decoupled: advantage-weighted flow matching
     OPD = "opd"  # generation + none + distillation: on-policy distillation
+    DMD = "dmd"  # OPD's answers with multi_role: a generator against a trained fake-score critic
 
 
 RECORD_TYPE_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -130,6 +131,8 @@ class Answers:
     model_type: str | None = None
     finetune_type: FinetuneType | None = None
     category: str | None = None
+    # multi_role only: (role, optimizer steps per training step) for roles not on the default 1
+    role_cadence: tuple[tuple[str, int], ...] = ()
 
     def with_(self, **changes: object) -> Answers:
         return replace(self, **changes)
@@ -320,8 +323,64 @@ def _check_ownership(a: Answers, kind: SupervisionKind | None) -> None:
             raise UsageError(
                 f"--roles: {bad[0]!r} is not a valid role name; use lowercase identifiers"
             )
+        check_role_cadence(roles, a.role_cadence)
+        if a.role_cadence and a.paradigm is not Paradigm.DISTILLATION:
+            raise UsageError(
+                "--role-cadence sets how often the critics of the multi-role distillation "
+                "objective step; with paradigm="
+                f"{a.paradigm.value if a.paradigm else 'none'} only the primary role trains, "
+                "so drop --role-cadence"
+            )
     elif a.roles:
         raise UsageError("--roles only applies to --ownership multi_role; drop --roles")
+    elif a.role_cadence:
+        raise UsageError("--role-cadence only applies to --ownership multi_role; drop it")
+
+
+def parse_role_cadence(text: str) -> tuple[tuple[str, int], ...]:
+    """``fake=5,critic=2`` -> ``(("fake", 5), ("critic", 2))``; bad syntax is a usage error."""
+    pairs: list[tuple[str, int]] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        role, sep, count = (x.strip() for x in item.partition("="))
+        if not sep or not role or not re.fullmatch(r"[0-9]+", count):
+            raise UsageError(
+                f"--role-cadence {item!r} is not role=N with a positive integer N; e.g. "
+                "--role-cadence fake_score=5"
+            )
+        pairs.append((role, int(count)))
+    return tuple(pairs)
+
+
+def check_role_cadence(roles: tuple[str, ...], cadence: tuple[tuple[str, int], ...]) -> None:
+    """Each cadence names a declared, non-primary role once, with a positive integer."""
+    seen: set[str] = set()
+    for role, count in cadence:
+        if role not in roles:
+            raise UsageError(
+                f"--role-cadence {role}={count}: {role!r} is not a declared role "
+                f"({','.join(roles)}); name one of --roles"
+            )
+        if role == roles[0]:
+            raise UsageError(
+                f"--role-cadence {role}={count}: {role!r} is the primary role, which steps once "
+                "per training step (its steps are train.step); set the other roles' cadence"
+            )
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise UsageError(
+                f"--role-cadence {role}={count}: the cadence must be a positive integer "
+                "(optimizer steps of the role per training step)"
+            )
+        if role in seen:
+            raise UsageError(f"--role-cadence names {role!r} twice; give each role once")
+        seen.add(role)
+
+
+def role_cadences(a: Answers) -> tuple[tuple[str, int], ...]:
+    """Every declared role with its cadence (1 unless ``role_cadence`` says otherwise)."""
+    given = dict(a.role_cadence)
+    return tuple((role, given.get(role, 1)) for role in a.roles)
 
 
 def contract_for(acq: Acquisition, fb: Feedback) -> Contract:
@@ -343,6 +402,8 @@ def family_for(a: Answers) -> Family:
         }[a.supervision.kind]
     if a.feedback is Feedback.RUNTIME_REWARD:
         return Family.GRPO if a.paradigm is Paradigm.COUPLED else Family.AWM
+    if a.ownership is Ownership.MULTI_ROLE:
+        return Family.DMD
     return Family.OPD
 
 

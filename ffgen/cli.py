@@ -63,6 +63,11 @@ def new(
         None, metavar="single|multi_role|snapshots", help="Who owns trainable weights."
     ),
     roles: str | None = typer.Option(None, metavar="A,B", help="Role names for multi_role."),
+    role_cadence: str | None = typer.Option(
+        None,
+        metavar="ROLE=N[,ROLE=N]",
+        help="Optimizer steps per training step of a non-primary role (multi_role distillation).",
+    ),
     model_type: str | None = typer.Option(
         None, metavar="TYPE", help="Model type for the example config."
     ),
@@ -98,6 +103,7 @@ def new(
         state=state,
         ownership=ownership,
         roles=roles,
+        role_cadence=role_cadence,
         model_type=model_type,
         finetune_type=finetune_type,
         category=category,
@@ -143,11 +149,36 @@ def verify(
     algorithm: str | None = typer.Option(None, metavar="KEY", help="Check one registry key only."),
     fmt: str = typer.Option("text", "--format", metavar="text|json|github", help="Output."),
     explain: str | None = typer.Option(None, metavar="ID", help="Print a rule's rationale."),
+    fix: bool = typer.Option(
+        False, "--fix", help="Repair the mechanical findings (imports, re-exports, registries)."
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="With --fix: show the diffs; write nothing."
+    ),
 ) -> None:
     """Check every algorithm in a checkout against the integration rules (static, fast)."""
     from ffgen.verify.command import verify_cmd
 
-    raise typer.Exit(verify_cmd(checkout, algorithm, fmt, explain))
+    raise typer.Exit(verify_cmd(checkout, algorithm, fmt, explain, fix=fix, dry_run=dry_run))
+
+
+@app.command("check-templates")
+def check_templates(
+    full: bool = typer.Option(
+        False, "--full", help="Run the generated suite on every point, not a representative few."
+    ),
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Output."),
+) -> None:
+    """Render every legal classification into a fresh sandbox and run every quality gate on it.
+
+    Stages per point: render, compile, plan, conformance, write, verify, ruff-format, ruff-check,
+    suite. Without --full the generated suite runs on a representative subset: every family and
+    every value of dynamics, state, ownership and finetune type at least once. Exit 0 when every
+    point passes, 1 naming the first failing point and stage, 2 for bad flags.
+    """
+    from ffgen.check_templates import check_templates_cmd
+
+    raise typer.Exit(check_templates_cmd(full=full, fmt=fmt))
 
 
 _CHECKOUT = typer.Option(None, "--checkout", metavar="DIR", help="Flow-Factory checkout root.")

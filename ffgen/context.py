@@ -6,7 +6,14 @@ from dataclasses import asdict, dataclass
 
 from ffgen import layout
 from ffgen.checkout_hints import CheckoutHints, example_base
-from ffgen.classify import Classification, Dynamics, Feedback, Ownership, Paradigm
+from ffgen.classify import (
+    Classification,
+    Dynamics,
+    Feedback,
+    Ownership,
+    Paradigm,
+    role_cadences,
+)
 from ffgen.names import AlgorithmNames
 
 
@@ -28,6 +35,8 @@ class RenderContext:
     state: str  # "legacy" | "structured"
     ownership: str  # "single" | "multi_role" | "snapshots"
     roles: tuple[str, ...]  # trainable roles for multi_role, else ()
+    # (role, optimizer steps per training step) for every role, in role order (multi_role)
+    role_cadence: tuple[tuple[str, int], ...]
     contract: str  # "ONLINE_EXECUTION_CONTRACT" | ... (the constant's name)
     family: str  # ffgen.classify.Family value: sft|offline_dpo|record|grpo|awm|opd
     category: str  # "rl" | "distillation" | "offline" (or the --category override)
@@ -91,6 +100,7 @@ def build_context(
         state=a.state.value,
         ownership=a.ownership.value,
         roles=tuple(a.roles),
+        role_cadence=role_cadences(a),
         contract=c.contract.value,
         family=c.family.value,
         category=c.category,

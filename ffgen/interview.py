@@ -22,7 +22,9 @@ from ffgen.classify import (
     Paradigm,
     State,
     Supervision,
+    check_role_cadence,
     fill_forced,
+    parse_role_cadence,
 )
 from ffgen.errors import UsageError
 
@@ -123,6 +125,8 @@ def from_flags(values: dict[str, str | None]) -> Answers:
             parsed[prop] = QUESTIONS[prop].parse(text)
         elif prop == "roles":
             parsed[prop] = parse_roles(text)
+        elif prop == "role_cadence":
+            parsed[prop] = parse_role_cadence(text)
         else:
             parsed[prop] = text
     return Answers(**parsed)
@@ -153,13 +157,12 @@ def interview(a: Answers, model_types: tuple[str, ...], ask, say) -> Answers:
         a, notes = fill_forced(a)
         for note in notes:
             say(f"skipping {note}")
-        if getattr(a, prop) is not None:
-            continue
-        question = QUESTIONS[prop]
-        default = SOUND_DEFAULTS.get(prop)
-        a = a.with_(**{prop: _ask_until_valid(question, default, ask, say)})
-        if prop == "ownership" and a.ownership is Ownership.MULTI_ROLE and not a.roles:
-            a = a.with_(roles=_ask_until_valid(ROLES_QUESTION, None, ask, say))
+        if getattr(a, prop) is None:
+            question = QUESTIONS[prop]
+            default = SOUND_DEFAULTS.get(prop)
+            a = a.with_(**{prop: _ask_until_valid(question, default, ask, say)})
+        if prop == "ownership" and a.ownership is Ownership.MULTI_ROLE:
+            a = _ask_roles(a, ask, say)
     if a.model_type is None:
         default = model_types[0] if len(model_types) == 1 else None
         q = Question("model_type", "Model type for the example config.", model_types, str)
@@ -180,6 +183,33 @@ def _parse_role_list(text: str) -> tuple[str, ...]:
 ROLES_QUESTION = Question(
     "roles", "Comma-separated trainable role names; the first is primary.", (), _parse_role_list
 )
+
+
+def _ask_roles(a: Answers, ask, say) -> Answers:
+    """The roles (unless given), then, for the distillation objective (the one that trains
+    several roles), the cadence of each role after the first (unless given)."""
+    if not a.roles:
+        a = a.with_(roles=_ask_until_valid(ROLES_QUESTION, None, ask, say))
+    if not a.role_cadence and a.paradigm is Paradigm.DISTILLATION:
+        a = a.with_(role_cadence=_ask_until_valid(_cadence_question(a.roles), "", ask, say))
+    return a
+
+
+def _cadence_question(roles: tuple[str, ...]) -> Question:
+    """Cadences of the non-primary roles, checked against the roles just declared."""
+
+    def parse(text: str) -> tuple[tuple[str, int], ...]:
+        cadence = parse_role_cadence(text)
+        check_role_cadence(roles, cadence)
+        return cadence
+
+    return Question(
+        "role_cadence",
+        f"Optimizer steps per training step of the roles after {roles[0]!r}, as role=N "
+        "(e.g. fake=5); empty keeps 1 each.",
+        (),
+        parse,
+    )
 
 
 def _ask_until_valid(question: Question, default, ask, say) -> object:

@@ -184,6 +184,29 @@ RULES: tuple[Rule, ...] = (
        "runtime_child_names or _algorithm_runtime_child_names() makes checkpointing raise.",
        "add the snapshot's name to runtime_child_names (or return it from "
        "_algorithm_runtime_child_names()) and register it in _initialize_snapshots"),
+    _R("FF605", "Muon where it cannot run", ERROR,
+       "Muon needs torch.optim.Muon (PyTorch 2.9 or later) and runs on DDP or FSDP2 only: "
+       "DeepSpeed rebuilds its optimizer around the CompositeOptimizer Muon needs, and FSDP1 "
+       "hands Muon flattened 1-D gradients, failing at the first step.",
+       "use optimizer: adamw for that role, or DDP / FSDP2 (fsdp_version: 2) and torch >= 2.9"),
+    _R("FF606", "multi-role algorithm on DeepSpeed ZeRO-3", ERROR,
+       "Several live roles share one optimizer whose groups are stepped one role at a time; "
+       "Flow-Factory supports that on DeepSpeed only with ZeRO-1/2 (ZeRO-3 shards the "
+       "parameters the role isolation needs).",
+       "select a ZeRO-1/2 DeepSpeed config (zero_stage: 1 or 2), FSDP2 or DDP"),
+    _R("FF607", "multi-role algorithm on FSDP2 without use_orig_params", ERROR,
+       "With several roles the optimizer groups must reference the prepared root's original "
+       "parameters; FSDP2 multi-role training refuses use_orig_params=False.",
+       "set fsdp_use_orig_params: true in the accelerate config"),
+    _R("FF608", "role without an optimizers entry", ERROR,
+       "An explicit `optimizers:` list of a multi-role algorithm must configure every required "
+       "trainable role; the one left out would run on a silent default or be refused at startup.",
+       "add `- name: <role>` (with max_grad_norm) for the role, or drop the list to use the "
+       "algorithm's *_DEFAULT_OPTIMIZERS"),
+    _R("FF609", "optimizers entry naming no role", ERROR,
+       "Optimizer entries are matched to roles by name; an entry whose name is no required "
+       "trainable role configures nothing (a typo leaves its role on another setting).",
+       "rename the entry to a required role or remove it"),
     _R("FF604", "reserved or undeclared runtime child", ERROR,
        "adapter_ema, adapter_reference and multirole are declared by the framework; a child "
        "registered under a name not in runtime_child_names makes checkpointing raise.",

@@ -112,16 +112,9 @@ def _optimizers(facts: Facts, alg: Algorithm, ex: Example) -> Iterator[Finding]:
         yield _opt(ex, alg, ("optimizers",), "`optimizers:` is neither a list nor a mapping")
         return
     entries = _entries(opts)
-    names = yield from _entry_findings(facts, ex, alg, entries)
-    if multi:
-        missing = [r for r in roles if r not in names]
-        extra = [n for n in names if n not in roles]
-        if missing or extra:
-            yield _opt(ex, alg, ("optimizers",),
-                       f"optimizers {names} do not match roles {list(roles)}"
-                       + (f" (missing {missing})" if missing else "")
-                       + (f" (unknown {extra})" if extra else ""))
-    elif len(entries) != 1:
+    yield from _entry_findings(facts, ex, alg, entries)
+    # Entries of a multi-role algorithm that miss or name no role are FF608 / FF609.
+    if not multi and len(entries) != 1:
         yield _opt(ex, alg, ("optimizers",),
                    f"{len(entries)} optimizer entries for a single-role algorithm; expected 1")
 

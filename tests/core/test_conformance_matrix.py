@@ -48,7 +48,7 @@ def test_every_legal_classification_conforms_to_the_faithful_fixture():
                         f"{a.finetune_type.value}: {exc}")
         seen.add((c.family.value, a.ownership.value, a.state.value, a.finetune_type.value))
     families = {s[0] for s in seen}
-    assert families == {"sft", "offline_dpo", "record", "grpo", "awm", "opd"}
+    assert families == {"sft", "offline_dpo", "record", "grpo", "awm", "opd", "dmd"}
     assert {s[1] for s in seen} == {"single", "snapshots", "multi_role"}
     assert {s[2] for s in seen} == {"legacy", "structured"}
     assert {s[3] for s in seen} == {"lora", "full"}
@@ -93,7 +93,7 @@ def _one(family: str, **answers):
         (ADAPTER, "get_train_step_indices", "grpo", {}),
         (ADAPTER, "get_replay_step", "grpo", {}),
         (ADAPTER, "add_named_parameters", "opd", {"finetune_type": "full"}),
-        (ADAPTER, "use_component_variant", "opd", {"ownership": "multi_role"}),
+        (ADAPTER, "use_component_variant", "dmd", {"ownership": "multi_role"}),
         (TRAINER, "_register_named_parameter_runtime_child", "opd", {}),
         (TRAINER, "_apply_optimizer_step", "sft", {}),
         (TRAINER, "_sample_timesteps", "awm", {}),

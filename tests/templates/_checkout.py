@@ -44,6 +44,10 @@ FAMILY_FLAGS: dict[str, list[str]] = {
         "--acquisition", "generation", "--feedback", "none", "--ownership", "multi_role",
         "--roles", "student,critic",
     ],
+    "dmd": [
+        "--acquisition", "generation", "--feedback", "none", "--ownership", "multi_role",
+        "--roles", "generator,fake_score", "--role-cadence", "fake_score=3",
+    ],
 }
 
 

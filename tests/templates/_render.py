@@ -46,10 +46,13 @@ FAMILY_ANSWERS: dict[str, dict[str, object]] = {
                 supervision="prompts", ownership="snapshots"),
     "opd": dict(acquisition="generation", feedback="none", paradigm="distillation",
                 supervision="prompts", ownership="snapshots"),
-    # Not a family of its own: OPD with two live roles (the critic's weights are checkpointed).
+    # Distillation with two live roles: the dmd family (generator + flow-matched critic).
     "opd_multi_role": dict(acquisition="generation", feedback="none", paradigm="distillation",
                            supervision="prompts", ownership="multi_role",
                            roles=("student", "critic")),
+    "dmd": dict(acquisition="generation", feedback="none", paradigm="distillation",
+                supervision="prompts", ownership="multi_role",
+                roles=("generator", "fake_score"), role_cadence=(("fake_score", 3),)),
 }
 
 
@@ -64,6 +67,7 @@ def make_context(
     dynamics: str = "any",
     state: str = "legacy",
     roles: tuple[str, ...] = (),
+    role_cadence: tuple[tuple[str, int], ...] = (),
     model_type: str = "toy",
     finetune_type: str = "lora",
 ) -> RenderContext:
@@ -77,6 +81,7 @@ def make_context(
         state=State(state),
         ownership=Ownership(ownership),
         roles=tuple(roles),
+        role_cadence=tuple(role_cadence),
         model_type=model_type,
         finetune_type=FinetuneType(finetune_type),
     )

@@ -33,7 +33,7 @@ import yaml
 from _checkout import RUFF, generate, parse_cycles, run_train
 from _render import family_context, legal_contexts, make_context, render_all
 
-FAMILIES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd")
+FAMILIES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "dmd")
 # Minimum rise of the mean reward (last 3 cycles minus first 3); measured gains in the docstring.
 REWARD_GAIN = {"grpo": 0.15, "awm": 0.08}
 PROBE = Path(__file__).with_name("_probe.py")
@@ -107,7 +107,9 @@ def test_trainer_declarations(family):
         f"execution_contract: ClassVar[ExecutionContract] = {ctx.contract}"
     )
     methods = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
-    assert "start" not in methods and "_objective_loss" in methods
+    # Two live roles, two objectives: the generator's and the critic's.
+    objectives = {"_generator_loss", "_critic_loss"} if family == "dmd" else {"_objective_loss"}
+    assert "start" not in methods and objectives <= methods
     expected = {"optimize_batch", "_build_train_dataloader"} if ctx.acquisition == "dataset" else {
         "sample", "optimize"}
     assert expected <= methods
@@ -116,8 +118,10 @@ def test_trainer_declarations(family):
     source = ast.unparse(tree)
     assert "ExecutionContract(" not in source
     assert "self.progress" not in source and "advance_" not in source  # never by hand
-    if family == "opd":
+    if family in ("opd", "dmd"):
         assert "reward_buffer" not in source and "advantage" not in source
+    if family == "dmd":
+        assert "use_component_variant(" in source and "coordinator.phase(" in source
     if family in ("grpo", "awm"):
         assert "batch['advantage']" in source and "compute_advantages" not in source
 
@@ -145,7 +149,7 @@ def _probe(generated, out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("case", (*FAMILIES, "opd_multi_role"))
+@pytest.mark.parametrize("case", FAMILIES)
 def test_family_trains(case, workdir):
     """Measured with the fixed seeds (see the module docstring for the numbers)."""
     generated = generate(workdir, case)
@@ -161,6 +165,10 @@ def test_family_trains(case, workdir):
         assert all(r is not None and math.isfinite(r) for r in rewards), rewards
         first, last = sum(rewards[:3]) / 3, sum(rewards[-3:]) / 3
         assert last - first >= REWARD_GAIN[family], rewards
+    elif family == "dmd":
+        # 10 example cycles are too few for the generator loss against a moving critic; both
+        # losses falling over 40 steps is test_multirole.py's job.
+        assert all(r is None for r in rewards)
     else:
         assert all(r is None for r in rewards)
         ratio = {"sft": 0.85, "record": 0.85, "offline_dpo": 0.5, "opd": 0.5}[family]

@@ -92,7 +92,31 @@ class Arguments:
         )
         args._resolve_scheduler_sde_defaults()
         args._validate_contract()
+        if config.get("optimizers"):
+            args._validate_role_optimizers()
         return args
+
+    def _validate_role_optimizers(self) -> None:
+        """An explicit ``optimizers:`` list of a multi-role algorithm names each role once and
+        nothing else; refused here, at config time, before any model is built."""
+        roles = tuple(getattr(self.training_args, "required_trainable_roles", None) or ())
+        if len(roles) < 2:
+            return
+        key = self.training_args.trainer_type
+        names = [entry.name for entry in self.optimizer_args]
+        for role in roles:
+            if role not in names:
+                raise ValueError(
+                    f"optimizers: no entry for role {role!r} of trainer_type {key!r} (roles "
+                    f"{', '.join(roles)}); add `- name: {role}` with its settings, or drop "
+                    "the optimizers list to use the algorithm's defaults"
+                )
+        for name in names:
+            if name not in roles:
+                raise ValueError(
+                    f"optimizers: entry {name!r} names no role of trainer_type {key!r} (roles "
+                    f"{', '.join(roles)}); rename it to one of them or remove it"
+                )
 
     def _resolve_scheduler_sde_defaults(self) -> None:
         """Unset SDE steps default to every rollout step; ``num_sde_steps`` to all of them."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType, SimpleNamespace
@@ -44,7 +45,10 @@ class BaseAdapter(ABC):
         self.transformer: nn.Module = self.load_transformer()
         self._snapshots: dict[str, list[torch.Tensor]] = {}
         self._ema: list[torch.Tensor] | None = None
-        self._variants: dict[str, str | None] = {DEFAULT_BASE_VARIANT: None}
+        # Live trainable roles: the first owns the base network (see declare_component_variants).
+        self._variant_order: tuple[str, ...] = (DEFAULT_BASE_VARIANT,)
+        self._variant_modules: dict[str, nn.Module] = {DEFAULT_BASE_VARIANT: self.transformer}
+        self._variant_snapshots: dict[str, str] = {}
         self._generator = torch.Generator().manual_seed(int(self.scheduler_args.seed))
         self._scheduler = build_scheduler(self.scheduler_args, self.training_args)
         self.scheduler_group = SimpleNamespace(
@@ -115,7 +119,10 @@ class BaseAdapter(ABC):
         return self.get_trainable_parameters()
 
     def set_prepared_module(self, module: nn.Module) -> None:
-        """Use the accelerator-prepared network from now on."""
+        """Use the accelerator-prepared network from now on (the base role's network)."""
+        base = self._variant_order[0]
+        if self._variant_modules.get(base) is self.transformer:
+            self._variant_modules[base] = module
         self.transformer = module
 
     # ------------------------------------------------------------------ modes
@@ -369,7 +376,8 @@ class BaseAdapter(ABC):
     def named_parameter_names(self) -> tuple[str, ...]:
         """Names of user snapshots (reference and role variants excluded)."""
         return tuple(
-            n for n in self._snapshots if n != REFERENCE_SNAPSHOT and not n.startswith("variant:")
+            n for n in self._snapshots
+            if n != REFERENCE_SNAPSHOT and n not in self._variant_snapshots
         )
 
     @contextlib.contextmanager
@@ -432,34 +440,64 @@ class BaseAdapter(ABC):
 
     # ------------------------------------------------------------------ variants (multi-role)
     def declare_component_variants(self, trainable_variants: Sequence[str]) -> None:
-        """Declare the live trainable roles; the first uses the base weights, the others start
-        as copies of them (kept as ``variant:<role>`` tensors, checkpointed by the trainer's
-        multi-role child)."""
-        for index, role in enumerate(trainable_variants):
-            if index == 0:
-                self._variants[role] = None
-            elif role not in self._variants:
-                self._variants[role] = f"variant:{role}"
-                self._snapshots[f"variant:{role}"] = self._clone_all()
+        """Declare the live trainable roles before ``prepare``.
 
-    def variant_names(self) -> tuple[str, ...]:
-        """Declared roles (sandbox extension)."""
-        return tuple(self._variants)
+        The first role owns the canonical (base) network; every other role gets its own copy of
+        it, with its own parameters, so each role has its own optimizer groups and gradients.
+        """
+        roles = tuple(trainable_variants)
+        if not roles or len(set(roles)) != len(roles):
+            raise ValueError(f"component variants must be distinct and non-empty, got {roles}")
+        base = self._variant_modules.get(self._variant_order[0], self.transformer)
+        modules = {roles[0]: base}
+        for role in roles[1:]:
+            existing = self._variant_modules.get(role)
+            modules[role] = copy.deepcopy(base) if existing is None else existing
+        self._variant_order, self._variant_modules = roles, modules
+
+    def variant_parameters(self, variant_name: str) -> list[nn.Parameter]:
+        """Trainable parameters owned by role ``variant_name``."""
+        return [p for p in self._variant_module(variant_name).parameters() if p.requires_grad]
+
+    def _variant_module(self, variant_name: str) -> nn.Module:
+        if variant_name not in self._variant_modules:
+            declared = list(self._variant_order)
+            raise KeyError(f"unknown component variant {variant_name!r}; declared {declared}")
+        return self._variant_modules[variant_name]
+
+    def _bundle_members(self) -> dict[str, nn.Module]:
+        """Every role's network, keyed ``transformer`` (base) and ``transformer@<role>``."""
+        return {
+            "transformer" if index == 0 else f"transformer@{role}": self._variant_modules[role]
+            for index, role in enumerate(self._variant_order)
+        }
+
+    def _variant_state_dict(self, variant_name: str) -> dict[str, torch.Tensor]:
+        module = self._variant_module(variant_name)
+        return {k: p.detach().clone() for k, p in module.named_parameters() if p.requires_grad}
+
+    def _load_variant_state_dict(self, variant_name: str, state: Mapping[str, Any]) -> None:
+        module = self._variant_module(variant_name)
+        params = {k: p for k, p in module.named_parameters() if p.requires_grad}
+        if sorted(params) != sorted(state):
+            raise ValueError(f"role {variant_name!r} weights do not match its network")
+        with torch.no_grad():
+            for k, p in params.items():
+                p.copy_(state[k].to(p.device, p.dtype))
 
     def declare_variant_snapshot(self, variant_name: str, snapshot_name: str) -> None:
         """Register a parameter EMA ``snapshot_name`` that follows variant ``variant_name``."""
-        if variant_name not in self._variants:
-            raise KeyError(f"unknown component variant {variant_name!r}")
         with self.use_component_variant(variant_name):
             self._snapshots[snapshot_name] = self._clone_all()
+        self._variant_snapshots[snapshot_name] = variant_name
 
     def has_variant_snapshot(self, snapshot_name: str) -> bool:
         """Whether a variant snapshot ``snapshot_name`` exists."""
-        return snapshot_name in self._snapshots
+        return snapshot_name in self._variant_snapshots
 
     def update_variant_snapshot(self, snapshot_name: str, decay: float) -> None:
-        """EMA-update a variant snapshot towards the live weights of the active variant."""
-        with torch.no_grad():
+        """EMA-update a variant snapshot towards the live weights of its variant."""
+        with torch.no_grad(), self.use_component_variant(self._variant_snapshots[snapshot_name]):
             for snap, p in zip(self._snapshots[snapshot_name], self._all_tensors(), strict=True):
                 snap.mul_(decay).add_(p.detach(), alpha=1.0 - decay)
 
@@ -471,16 +509,14 @@ class BaseAdapter(ABC):
 
     @contextlib.contextmanager
     def use_component_variant(self, variant_name: str) -> Iterator[BaseAdapter]:
-        """Swap the weights of role ``variant_name`` in (optimizer steps inside update it)."""
-        if variant_name not in self._variants:
-            declared = sorted(self._variants)
-            raise KeyError(f"unknown component variant {variant_name!r}; declared {declared}")
-        snapshot = self._variants[variant_name]
-        if snapshot is None:
+        """Route the network to role ``variant_name`` for the ``with`` body (forwards, backward
+        and optimizer steps inside use and update that role's own parameters)."""
+        module = self._variant_module(variant_name)
+        previous, self.transformer = self.transformer, module
+        try:
             yield self
-            return
-        with self._swapped(self._snapshots[snapshot]):
-            yield self
+        finally:
+            self.transformer = previous
 
     # ------------------------------------------------------------------ checkpoint helpers
     def trainable_state_dict(self) -> dict[str, torch.Tensor]:

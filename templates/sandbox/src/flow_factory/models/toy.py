@@ -95,6 +95,30 @@ def build_toy_network(seed: int, hidden_dim: int) -> ToyVelocityNet:
         return ToyVelocityNet(hidden_dim)
 
 
+# Source spelling of a flow-matching-trained teacher of the toy model (see ToyAdapter).
+TRAINED_TEACHER = "toy:teacher"
+_TEACHER_CACHE: dict[tuple, dict[str, torch.Tensor]] = {}
+
+
+def _train_flow_matching_teacher(net: ToyVelocityNet, steps: int = 400) -> dict[str, torch.Tensor]:
+    """Fit ``net``'s trainable weights by flow matching to ``x0 = target_matrix @ embedding``."""
+    params = [p for p in net.parameters() if p.requires_grad]
+    matrix = _target_matrix()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(4321)
+        optimizer = torch.optim.Adam(params, lr=1e-2)
+        for _ in range(steps):
+            emb = torch.randn(64, LATENT_DIM)
+            x0 = emb @ matrix.t()
+            noise, t = torch.randn(64, LATENT_DIM), torch.rand(64)
+            x_t = (1 - t[:, None]) * x0 + t[:, None] * noise
+            loss = ((net(x_t, t, emb) - (noise - x0)) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return {k: p.detach().clone() for k, p in net.named_parameters() if p.requires_grad}
+
+
 class ToyAdapter(BaseAdapter):
     """Adapter for ``model_type: toy`` (LoRA or full finetune; ODE/SDE sampling)."""
 
@@ -112,6 +136,8 @@ class ToyAdapter(BaseAdapter):
         network built from that seed (LoRA factors seeded the same way); else a saved file."""
         if not str(source).startswith("toy"):
             return super().load_weights_from_source(source)
+        if str(source).strip() == TRAINED_TEACHER:
+            return self._trained_teacher_weights()
         seed = parse_toy_seed(source)
         fresh = build_toy_network(seed, int(self.model_args.hidden_dim))
         if self.model_args.finetune_type == "lora":
@@ -124,6 +150,18 @@ class ToyAdapter(BaseAdapter):
                         # A non-zero update, so a LoRA "teacher" differs from the base model.
                         param.data = 0.1 * torch.randn(param.shape) / math.sqrt(param.shape[1])
         return {k: p.detach().clone() for k, p in fresh.named_parameters() if p.requires_grad}
+
+    def _trained_teacher_weights(self) -> dict[str, torch.Tensor]:
+        """Trainable weights of this model after flow-matching training on the toy target
+        distribution (``x0 = prompt_target``): a teacher whose velocity is a real score, for
+        distillation objectives that need one. Deterministic; trained once per process."""
+        args = self.model_args
+        key = (args.model_name_or_path, args.finetune_type, int(args.hidden_dim),
+               int(args.lora_rank), float(args.lora_alpha or args.lora_rank))
+        if key not in _TEACHER_CACHE:
+            net = self.load_transformer()
+            _TEACHER_CACHE[key] = _train_flow_matching_teacher(net)
+        return {k: v.clone() for k, v in _TEACHER_CACHE[key].items()}
 
     # ------------------------------------------------------------------ conditions
     def preprocess_func(

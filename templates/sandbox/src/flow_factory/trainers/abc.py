@@ -12,7 +12,7 @@ import math
 from abc import ABC
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -26,12 +26,19 @@ from ..contracts.execution import (
     FeedbackMode,
 )
 from ..models.abc import DEFAULT_BASE_VARIANT, BaseAdapter
+from ..models.model_bundle import ModelBundle
 from ..rewards import AdvantageProcessor, RewardBuffer, load_reward_model
 from ..samples import BaseSample, LatentState
 from .common.flow_matching import draw_timesteps
 from .common.runtime_state import CallbackRuntimeChild, TrainerRuntimeState
 from .execution import TrainingProgress, build_acquisition_driver
-from .role_optimization import RoleOptimizationCoordinator
+from .role_optimization import (
+    OptimizationRole,
+    RoleOptimizationCoordinator,
+    RoleOptimizerConfig,
+    RolePhase,
+    RoleUpdatePlan,
+)
 
 SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
 MULTIROLE_RUNTIME_CHILD_NAME = "multirole"
@@ -147,27 +154,20 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self._validate_paradigm_dynamics()
         self.dataloader, self.eval_dataloaders = self._build_train_dataloader()
         self._declare_model_variants()
-        roles = self._trainable_roles()
-        opt_args = self._optimizer_args_for_role(roles[0])
-        self._max_grad_norm = float(getattr(opt_args, "max_grad_norm", 1.0))
-        optimizer = torch.optim.AdamW(
-            self.adapter.get_trainable_parameters(),
-            lr=float(opt_args.learning_rate),
-            betas=tuple(getattr(opt_args, "betas", self.training_args.adam_betas)),
-            eps=float(getattr(opt_args, "eps", self.training_args.adam_epsilon)),
-            weight_decay=float(opt_args.weight_decay),
-        )
-        self.model_bundle, self.optimizer = self.accelerator.prepare(
-            self.adapter.transformer, optimizer
-        )
-        self.adapter.set_prepared_module(self.model_bundle)
-        self.role_optimization = RoleOptimizationCoordinator(
-            accelerator=self.accelerator,
-            model_bundle=self.model_bundle,
-            optimizer=self.optimizer,
-            roles=roles,
-            max_grad_norm=self._max_grad_norm,
-        )
+        optimizer = self._init_optimizer()
+        roles = self._required_trainable_roles()
+        # Single-policy runs clip in _apply_optimizer_step; multi-role runs clip per role.
+        self._max_grad_norm = float(self.optimization_roles[roles[0]].config.max_grad_norm)
+        if len(roles) > 1:
+            # One prepared root holds every role's network (the framework's model bundle).
+            bundle = ModelBundle(self.adapter._bundle_members())
+            self.model_bundle, self.optimizer = self.accelerator.prepare(bundle, optimizer)
+        else:
+            self.model_bundle, self.optimizer = self.accelerator.prepare(
+                self.adapter.transformer, optimizer
+            )
+            self.adapter.set_prepared_module(self.model_bundle)
+        self._init_prepared_role_optimization()
         self._init_reward_model()
         if self.training_args.requires_ref_model:
             self.adapter.create_reference_snapshot()
@@ -184,24 +184,116 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             preprocess_func=self.adapter.preprocess_func,
         )
 
-    def _trainable_roles(self) -> tuple[str, ...]:
-        roles = getattr(self.training_args, "required_trainable_roles", None)
+    def _required_trainable_roles(self) -> tuple[str, ...]:
+        """The roles this run trains, the one owning the base weights first."""
+        roles = getattr(getattr(self, "training_args", None), "required_trainable_roles", None)
         return tuple(roles) if roles else (DEFAULT_BASE_VARIANT,)
 
+    def _primary_role(self) -> str:
+        """The role whose optimizer steps are ``self.step``."""
+        return self._required_trainable_roles()[0]
+
     def _declare_model_variants(self) -> None:
-        self.adapter.declare_component_variants(self._trainable_roles())
+        """Declare one component variant per trainable role, before ``prepare``."""
+        self.adapter.declare_component_variants(self._required_trainable_roles())
 
     def _optimizer_args_for_role(self, role_name: str) -> Any:
-        """Configured ``optimizers`` entry named ``role_name``, else the only entry."""
+        """Configured ``optimizers`` entry named ``role_name``, else the only entry (renamed)."""
         entries = self.config.optimizer_args
         found = entries.get_by_name(role_name)
         if found is not None:
             return found
         if len(entries) == 1:
-            return entries[0]
+            return replace(entries[0], name=role_name)
         raise ValueError(
             f"no optimizers entry for role {role_name!r}; configured {[e.name for e in entries]}"
         )
+
+    def _role_optimizer_configs(self) -> tuple[RoleOptimizerConfig, ...]:
+        """One optimizer config per required role (the role plan must name exactly them)."""
+        roles = self._required_trainable_roles()
+        if getattr(self.training_args, "role_update_plan", None) is not None:
+            plan_roles = {phase.role_name for phase in self._role_update_plan().phases}
+            if plan_roles != set(roles):
+                raise ValueError(
+                    f"role_update_plan() names roles {sorted(plan_roles)}, the required "
+                    f"trainable roles are {list(roles)}"
+                )
+        return tuple(
+            self._role_optimizer_config_from_args(role, self._optimizer_args_for_role(role))
+            for role in roles
+        )
+
+    @staticmethod
+    def _role_optimizer_config_from_args(role_name: str, optimizer_args: Any) -> RoleOptimizerConfig:
+        return RoleOptimizerConfig(
+            role_name=role_name,
+            learning_rate=float(optimizer_args.learning_rate),
+            adam_betas=tuple(getattr(optimizer_args, "betas", (0.9, 0.999))),
+            adam_weight_decay=float(optimizer_args.weight_decay),
+            adam_epsilon=float(getattr(optimizer_args, "eps", 1e-8)),
+            max_grad_norm=float(optimizer_args.max_grad_norm),
+            update_frequency=int(getattr(optimizer_args, "update_frequency", 1)),
+        )
+
+    def _init_optimizer(self) -> torch.optim.Optimizer:
+        """One AdamW over every role, one parameter group per role tagged ``role_name``."""
+        configs = self._role_optimizer_configs()
+        for config in configs:
+            kind = getattr(self._optimizer_args_for_role(config.role_name), "optimizer", "adamw")
+            if kind != "adamw":
+                raise ValueError(
+                    f"role {config.role_name!r}: optimizer {kind!r} is not available in the "
+                    "sandbox; use optimizer: adamw"
+                )
+        groups = []
+        for config in configs:
+            params = self.adapter.variant_parameters(config.role_name)
+            if not params:
+                raise ValueError(f"role {config.role_name!r} owns no trainable parameters")
+            groups.append({
+                "params": params,
+                "lr": config.learning_rate,
+                "betas": config.adam_betas,
+                "eps": config.adam_epsilon,
+                "weight_decay": config.adam_weight_decay,
+                "role_name": config.role_name,
+            })
+        self.optimizer = torch.optim.AdamW(groups)
+        self.optimization_roles = {
+            config.role_name: OptimizationRole(
+                config=config, parameters=tuple(group["params"]), optimizer_group_ids=(index,)
+            )
+            for index, (config, group) in enumerate(zip(configs, groups, strict=True))
+        }
+        return self.optimizer
+
+    def _init_prepared_role_optimization(self) -> None:
+        """The role coordinator over the prepared root and optimizer."""
+        self.role_optimization = RoleOptimizationCoordinator(
+            accelerator=self.accelerator,
+            model_bundle=self.model_bundle,
+            optimizer=self.optimizer,
+            roles=self.optimization_roles,
+        )
+
+    def _role_update_plan(self) -> RoleUpdatePlan:
+        """``training_args.role_update_plan()``, else one phase per role in role order."""
+        builder = getattr(self.training_args, "role_update_plan", None)
+        if builder is not None:
+            plan = builder()
+            if not isinstance(plan, RoleUpdatePlan):
+                raise TypeError(f"role_update_plan() must return a RoleUpdatePlan, got {plan!r}")
+            return plan
+        return RoleUpdatePlan(phases=tuple(RolePhase(r) for r in self._required_trainable_roles()))
+
+    def _finish_role_microbatch(self) -> bool:
+        """Finish a role microbatch; a step of the primary role advances ``self.step``."""
+        role_name = self.role_optimization.active_role_name
+        stepped = self.role_optimization.finish_microbatch()
+        if stepped and role_name == self._primary_role():
+            self.step += 1
+        return stepped
 
     def _init_reward_model(self) -> None:
         """Reward buffer and advantage processor from ``rewards`` (empty lists are fine)."""
@@ -228,7 +320,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             names.append("adapter_ema")
         if self.training_args.requires_ref_model and self.model_args.finetune_type == "full":
             names.append("adapter_reference")
-        if len(self._trainable_roles()) > 1:
+        if len(self._required_trainable_roles()) > 1:
             names.append(MULTIROLE_RUNTIME_CHILD_NAME)
         for name in self._algorithm_runtime_child_names():
             if name in RESERVED_RUNTIME_CHILD_NAMES or name in names:
@@ -249,20 +341,50 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             # The framework's child covers every role: its counters and its live weights.
             self.register_runtime_child(
                 MULTIROLE_RUNTIME_CHILD_NAME,
-                CallbackRuntimeChild(self._multirole_state, self._load_multirole_state),
+                CallbackRuntimeChild(self._multirole_state_dict, self._load_multirole_state_dict),
             )
 
-    def _multirole_state(self) -> dict[str, Any]:
-        secondary = self._trainable_roles()[1:]
+    def _multirole_metadata(self) -> dict[str, Any]:
+        plan = self._role_update_plan()
         return {
-            "roles": self.role_optimization.state_dict(),
-            "variants": {r: self.adapter.named_state_dict(f"variant:{r}") for r in secondary},
+            "version": 1,
+            "roles": list(self._required_trainable_roles()),
+            "optimizer_group_roles": [g.get("role_name") for g in self.optimizer.param_groups],
+            "update_plan": [{"role_name": p.role_name, "repeats": p.repeats} for p in plan.phases],
         }
 
-    def _load_multirole_state(self, state: Mapping[str, Any]) -> None:
-        self.role_optimization.load_state_dict(state["roles"])
-        for role, weights in state["variants"].items():
-            self.adapter.load_named_state_dict(f"variant:{role}", weights)
+    def _multirole_state_dict(self) -> dict[str, Any]:
+        """The framework's ``multirole`` child: role counters, the primary step, the layout
+        the counters belong to, and the variant snapshots (role weights are in ``model.pt``)."""
+        coordinator = self.role_optimization.state_dict()
+        primary = self._primary_role()
+        if coordinator["role_steps"][primary] != self.step:
+            raise RuntimeError(
+                f"trainer step {self.step} differs from role {primary!r} step "
+                f"{coordinator['role_steps'][primary]}"
+            )
+        adapter = self.adapter
+        return {
+            "version": 1,
+            "metadata": self._multirole_metadata(),
+            "coordinator": coordinator,
+            "trainer_step": self.step,
+            "variant_snapshots": {n: adapter.named_state_dict(n) for n in adapter._variant_snapshots},
+        }
+
+    def _load_multirole_state_dict(self, state: Mapping[str, Any]) -> None:
+        expected = self._multirole_metadata()
+        if state.get("metadata") != expected:
+            raise ValueError(
+                f"multi-role checkpoint layout {state.get('metadata')} does not match this "
+                f"trainer's {expected}"
+            )
+        if state["coordinator"]["role_steps"][self._primary_role()] != state["trainer_step"]:
+            raise ValueError("multi-role checkpoint: trainer_step differs from the primary role")
+        self.role_optimization.load_state_dict(state["coordinator"])
+        self.step = int(state["trainer_step"])
+        for name, weights in state["variant_snapshots"].items():
+            self.adapter.load_named_state_dict(name, weights)
 
     def register_runtime_child(self, name: str, child: Any) -> None:
         """Register a declared checkpoint child (once)."""
@@ -506,13 +628,35 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         while True:
             if iterator is None:
                 epoch = self.__dict__.get("_prompt_epoch", -1) + 1
-                self._prompt_epoch = epoch
+                skip = 0
+                resumed = self.__dict__.pop("_prompt_resume", None)
+                if resumed is not None:  # an exact resume continues the saved cursor
+                    epoch, skip = resumed
+                self._prompt_epoch, self._prompt_offset = epoch, 0
                 self.dataloader.sampler.set_epoch(epoch)
-                iterator = self._prompt_iter = iter(self.dataloader)
+                # Rebuilding the saved cursor must not draw from the restored RNG (creating a
+                # loader iterator does): the uninterrupted run drew that number before saving.
+                keep_rng = torch.random.fork_rng(devices=[]) if skip else contextlib.nullcontext()
+                with keep_rng:
+                    iterator = self._prompt_iter = iter(self.dataloader)
+                    for _ in range(skip):
+                        next(iterator)
+                        self._prompt_offset += 1
             try:
-                return next(iterator)
+                batch = next(iterator)
             except StopIteration:
                 iterator = self._prompt_iter = None
+                continue
+            self._prompt_offset = self.__dict__.get("_prompt_offset", 0) + 1
+            return batch
+
+    def _prompt_cursor(self) -> tuple[int, int] | None:
+        """(epoch, batches taken in it) of the prompt loader, or None before the first batch."""
+        if "_prompt_epoch" not in self.__dict__:
+            return None
+        if self.__dict__.get("_prompt_iter") is None:
+            return (self._prompt_epoch + 1, 0)
+        return (self._prompt_epoch, self._prompt_offset)
 
     def _iter_prefetched_batches(
         self, samples: Sequence[BaseSample], per_device_batch_size: int
@@ -595,9 +739,14 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         """Record scalars in ``log_history``; ``*reward_mean`` feeds the cycle's reward."""
         record = {k: _to_float(v) for k, v in data.items()}
         self.log_history.append({"step": int(step), **record})
+        multi_role = len(self._required_trainable_roles()) > 1
         for key, value in record.items():
             if key.rsplit("/", 1)[-1] == "reward_mean":
                 self._cycle_rewards.append(value)
+            elif multi_role and key == "train/loss":
+                # Multi-role trainers step through the coordinator, not _apply_optimizer_step:
+                # their logged primary-role loss is the cycle's loss.
+                self._cycle_losses.append(value)
         if getattr(self.log_args, "verbose", False) and self.accelerator.is_main_process:
             print(f"step={step} " + " ".join(f"{k}={v:.4g}" for k, v in record.items()))
 
@@ -617,21 +766,44 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         name = "checkpoint" if epoch is None else f"checkpoint-{epoch}"
         path = Path(save_directory) / name
         path.mkdir(parents=True, exist_ok=True)
-        torch.save(self.adapter.trainable_state_dict(), path / "model.pt")
+        torch.save(self._model_state_dict(), path / "model.pt")
         state = {
             "optimizer": self.optimizer.state_dict(),
             "progress": asdict(self.progress),
             "children": {n: c.state_dict() for n, c in self.runtime_state.children.items()},
+            # What an uninterrupted run would draw next: the global RNG and the prompt cursor.
+            "rng": torch.random.get_rng_state(),
+            "prompt_cursor": self._prompt_cursor(),
         }
         torch.save(state, path / "trainer_state.pt")
         return path
+
+    def _model_state_dict(self) -> dict[str, torch.Tensor]:
+        """Trainable weights of every role: the base role's under their own names, each other
+        role's as ``<role>::<name>`` (the prepared bundle holds them all)."""
+        state = self.adapter.trainable_state_dict()
+        for role in self._required_trainable_roles()[1:]:
+            for name, tensor in self.adapter._variant_state_dict(role).items():
+                state[_role_key(role, name)] = tensor
+        return state
+
+    def _load_model_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
+        secondary = self._required_trainable_roles()[1:]
+        prefixes = tuple(_role_key(role, "") for role in secondary)
+        self.adapter.load_trainable_state_dict(
+            {k: v for k, v in state.items() if not k.startswith(prefixes)}
+        )
+        for role, prefix in zip(secondary, prefixes, strict=True):
+            self.adapter._load_variant_state_dict(
+                role, {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+            )
 
     def load_checkpoint(self, path: str, resume_type: str | None = None) -> None:
         """``resume_type="model"``: trainable weights only; None/``"state"``: everything."""
         if resume_type not in (None, "model", "state"):
             raise ValueError(f"resume_type must be None, 'model' or 'state', got {resume_type!r}")
         folder = Path(path)
-        self.adapter.load_trainable_state_dict(torch.load(folder / "model.pt"))
+        self._load_model_state_dict(torch.load(folder / "model.pt"))
         if resume_type == "model":
             return
         state = torch.load(folder / "trainer_state.pt", weights_only=False)
@@ -641,6 +813,14 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             if name not in self.runtime_state.children:
                 raise ValueError(f"checkpoint child {name!r} is not registered in this trainer")
             self.runtime_state.children[name].load_state_dict(child_state)
+        if state.get("rng") is not None:
+            torch.random.set_rng_state(state["rng"])
+        if state.get("prompt_cursor") is not None:
+            self._prompt_resume = tuple(state["prompt_cursor"])
+
+
+def _role_key(role: str, name: str) -> str:
+    return f"{role}::{name}"
 
 
 def _to_float(value: Any) -> float:

@@ -1,12 +1,12 @@
 """Helpers shared by multi-role distillation trainers (minimal sandbox versions).
 
-Multi-role training is later work: these helpers run one optimizer over the live weights and
-swap role weights through ``adapter.use_component_variant``; they are exercised only lightly.
+Role phases go through the trainer's ``RoleOptimizationCoordinator`` under
+``adapter.use_component_variant(role)``; each role owns its parameters and optimizer groups.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -25,23 +25,25 @@ def reject_training_rewards(trainer: Any, *, algorithm_name: str) -> None:
 def run_role_phase(
     trainer: Any,
     role_name: str,
-    work_items: Iterable[Any],
-    loss_fn: Callable[[Any], tuple[torch.Tensor, dict[str, Any]]],
-) -> dict[str, list[Any]]:
-    """One phase: each item is a microbatch of ``role_name``; returns the collected metrics."""
+    work_items: Sequence[Any],
+    loss_fn: Callable[[Any], torch.Tensor],
+) -> None:
+    """One exclusive phase of ``role_name``: one microbatch (one backward) per work item, all
+    under the role's component variant; exactly one optimizer step for the phase."""
+    if not work_items:
+        raise ValueError(f"{role_name} phase needs at least one work item, got none")
     coordinator = trainer.role_optimization
-    metrics: dict[str, list[Any]] = {}
     with coordinator.phase(role_name), trainer.adapter.use_component_variant(role_name):
         for item in work_items:
             with coordinator.microbatch():
-                loss, info = loss_fn(item)
-                coordinator.backward(loss)
-                for key, value in {"loss": loss.detach(), **info}.items():
-                    metrics.setdefault(key, []).append(value)
-                stepped = coordinator.finish_microbatch()
-            if stepped and role_name == trainer._trainable_roles()[0]:
-                trainer.step += 1
-    return metrics
+                loss = loss_fn(item)
+                record_distillation_metric(trainer, f"train/{role_name}_loss", loss)
+                with trainer.adapter.use_component_variant(role_name):
+                    coordinator.backward(loss)
+                trainer._finish_role_microbatch()
+    grad_norm = coordinator.roles[role_name].last_grad_norm
+    if grad_norm is not None:
+        record_distillation_metric(trainer, f"train/{role_name}_grad_norm", grad_norm)
 
 
 def role_repeat_progress(trainer: Any, *, role_name: str, repeats: int) -> range:
