@@ -27,6 +27,15 @@ class CheckoutView:
             return path.read_text(encoding="utf-8")
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
+        except UnicodeDecodeError as exc:
+            raise RefusedError(
+                f"{rel} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                f"{exc.start}); save it as UTF-8 and re-run"
+            ) from None
+        except PermissionError:
+            raise RefusedError(
+                f"{rel} cannot be read (permission denied); make it readable and re-run"
+            ) from None
 
     def exists(self, rel: str) -> bool:
         return (self.root / rel).exists()
