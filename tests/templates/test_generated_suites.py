@@ -1,14 +1,16 @@
 """The verification suite ``ffgen new`` writes runs in a fresh sandbox, passes, and can fail.
 
-For one algorithm per family (plus multi-role ownership and structured state) the generated
-trainer and arguments test files are run with pytest in a subprocess, first against the trainer as
-generated (every test passes, well under 10 s), then against deliberately broken variants of the
-trainer (each must make the suite fail, first in the test of the rule it breaks). All runs of one
-algorithm share one interpreter (``_suite_runner.py``), so torch is imported once per algorithm.
+For one algorithm per family (plus multi-role ownership) the generated trainer and arguments test
+files are run with pytest in a subprocess, first against the files as generated (every test
+passes, in well under 10 s of CPU), then against deliberately broken variants of the trainer or
+the arguments module (each must make the suite fail, first in the test of the rule it breaks).
+Each family's ``--state structured`` twin is generated into the same sandbox and run in the same
+interpreter (``_suite_runner.py``), so torch is imported once per family.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -16,128 +18,267 @@ import sys
 from pathlib import Path
 
 import pytest
-from _checkout import FAMILY_FLAGS, RUFF, Generated, copy_sandbox, generate, new_algorithm
+from _checkout import FAMILY_FLAGS, RUFF, Generated, copy_sandbox, new_algorithm
 from _render import family_context, legal_contexts
 
-from ffgen import layout, render
-
-# Cases beyond one per family: ``<family>_structured`` adds ``--state structured``.
-STRUCTURED = ("sft_structured", "grpo_structured")
+from ffgen import render
 
 RUNNER = Path(__file__).with_name("_suite_runner.py")
-CASES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "opd_multi_role",
-         "sft_structured", "grpo_structured")
-# Clean run of the generated suite (torch already imported), 2-core development machine: ~1 s.
-CLEAN_RUN_SECONDS = 10.0
+CASES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "opd_multi_role")
+# Cases whose ``--state structured`` twin is generated and run beside them.
+STRUCTURED = ("sft", "offline_dpo", "record", "grpo", "awm", "opd")
+# CPU time of a clean run of one generated suite (torch already imported; its two worker
+# processes included): ~2 s on the 2-core development machine. CPU time, not wall time, so that
+# other work on the machine does not count against the suite.
+CLEAN_RUN_CPU_SECONDS = 10.0
 
-# A mutant: a name, the text edits of the generated trainer, and the generated test that must
-# catch it (the rule it breaks). Contract and accumulation mutants apply to every family.
-EARLY_FLUSH = ([["if self.accelerator.sync_gradients:", "if True:"]],
-               "test_two_data_epochs_run_through_start_on_the_accumulation_cadence")
-EARLY_FLUSH_ONLINE = (EARLY_FLUSH[0], "test_two_generation_cycles_run_through_start")
+# A mutant: text edits ``(file, old, new)`` of the generated trainer (``T``) or arguments module
+# (``A``), and the generated test that must catch it (the rule it breaks). ``{key}`` in an edit
+# is the algorithm's registry key.
+T, A = "trainer", "args"
+Mutant = tuple[list[tuple[str, str, str]], str]
 
 
-def _contract_swap(real: str, wrong: str) -> tuple[list[list[str]], str]:
+def _contract_swap(real: str, wrong: str) -> Mutant:
     """Bind the trainer's contract name to another constant (imports still resolve)."""
-    edit = [f"from ...contracts import {real}, ExecutionContract",
-            f"from ...contracts import {wrong} as {real}, ExecutionContract"]
+    edit = (T, f"from ...contracts import {real}, ExecutionContract",
+            f"from ...contracts import {wrong} as {real}, ExecutionContract")
     return [edit], "test_contracts_match_and_are_the_expected_constant"
+
+
+def _rejects(param_id: str) -> str:
+    return f"test_each_algorithm_parameter_rejects_an_invalid_value[{param_id}]"
+
+
+def _skip_validation(call: str) -> tuple[str, str, str]:
+    """Replace a call of the structured-state validation by one that returns the state as is."""
+    return T, call, call.replace("self._validate_structured_state(", "(lambda s, _: s)(")
+
+
+def _primary_only(state: str) -> str:
+    """A state expression narrowed to its primary component."""
+    return f'LatentState({{"latent": {state}.components["latent"]}})'
 
 
 OFFLINE_SWAP = _contract_swap("OFFLINE_EXECUTION_CONTRACT", "ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT")
 ONLINE_SWAP = _contract_swap("ONLINE_EXECUTION_CONTRACT", "ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT")
 NO_FEEDBACK_SWAP = _contract_swap("ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT",
                                   "ONLINE_EXECUTION_CONTRACT")
-SFT_MUTANTS = {
+EARLY_FLUSH: Mutant = ([(T, "if self.accelerator.sync_gradients:", "if True:")],
+                       "test_two_data_epochs_run_through_start_on_the_accumulation_cadence")
+EARLY_FLUSH_ONLINE: Mutant = (EARLY_FLUSH[0], "test_two_generation_cycles_run_through_start")
+TRAINER_TYPE_UNCHECKED: Mutant = ([(A, 'if self.trainer_type != "{key}":', "if False:")],
+                                  "test_foreign_trainer_type_is_refused")
+UNKNOWN_COMPONENTS_ACCEPTED: Mutant = (
+    [(T, "        if unknown:\n", "        if False:\n")],
+    "test_structured_state_accepts_two_components_and_refuses_unknown_ones",
+)
+HOOK_SKIPS_VALIDATION = "test_the_hook_refuses_an_undeclared_component_before_the_objective"
+OBJECTIVE_DROPS_A_COMPONENT = "test_objective_reduces_every_component_of_a_two_component_state"
+
+SFT_MUTANTS: dict[str, Mutant] = {
     "wrong contract constant": OFFLINE_SWAP,
     "accumulation window flushed early": EARLY_FLUSH,
     "objective sign flipped": (
-        [["loss = torch.stack(per_term, dim=0).mean()",
-          "loss = -torch.stack(per_term, dim=0).mean()"]],
+        [(T, "loss = torch.stack(per_term, dim=0).mean()",
+          "loss = -torch.stack(per_term, dim=0).mean()")],
         "test_sft_loss_is_positive_and_descends_toward_the_target",
     ),
+    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
 }
-OPD_MUTANTS = {
+OPD_MUTANTS: dict[str, Mutant] = {
     "wrong contract constant": NO_FEEDBACK_SWAP,
     "accumulation window flushed early": EARLY_FLUSH_ONLINE,
     "regresses the data target instead of the teacher": (
-        [["target_velocity=teacher_velocity.detach()", "target_velocity=noised.target_velocity"]],
+        [(T, "target_velocity=teacher_velocity.detach()",
+          "target_velocity=noised.target_velocity")],
         "test_student_equal_to_teacher_gives_zero_distillation_loss",
     ),
     "reward stage used by a no-feedback trainer": (
-        [["return self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])",
+        [(T, "return self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])",
           "samples = self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])\n"
-          "        self.prepare_feedback(samples)\n        return samples"]],
+          "        self.prepare_feedback(samples)\n        return samples")],
         "test_two_generation_cycles_run_through_start",
     ),
     "teacher reloaded on an exact resume": (
-        [['if self.model_args.resume_path and self.model_args.resume_type == "state":',
-          "if False:"]],
+        [(T, 'if self.model_args.resume_path and self.model_args.resume_type == "state":',
+          "if False:")],
         "test_exact_resume_creates_a_teacher_placeholder_instead_of_loading_it",
+    ),
+    "teacher snapshot not declared as a runtime child": (
+        [(T, "runtime_child_names: ClassVar[tuple[str, ...]] = (TEACHER_SNAPSHOT,)",
+          "runtime_child_names: ClassVar[tuple[str, ...]] = ()")],
+        "test_owned_snapshots_are_declared_runtime_children",
+    ),
+    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+    "teacher_param_device not validated": (
+        [(A, 'if self.teacher_param_device not in ("cpu", "cuda"):', "if False:")],
+        _rejects("teacher_param_device-tpu-ValueError"),
     ),
 }
 
-MUTANTS: dict[str, dict[str, tuple[list[list[str]], str]]] = {
+MUTANTS: dict[str, dict[str, Mutant]] = {
     "sft": SFT_MUTANTS,
     "record": SFT_MUTANTS,
     "offline_dpo": {
         "wrong contract constant": OFFLINE_SWAP,
         "accumulation window flushed early": EARLY_FLUSH,
         "chosen and rejected arms swapped": (
-            [['terms[f"policy_{arm}"].append(',
-              "terms[f\"policy_{'rejected' if arm == 'chosen' else 'chosen'}\"].append("]],
+            [(T, 'terms[f"policy_{arm}"].append(',
+              "terms[f\"policy_{'rejected' if arm == 'chosen' else 'chosen'}\"].append(")],
             "test_policy_better_on_chosen_than_reference_lowers_the_loss",
         ),
         "reference not frozen (scored with the policy)": (
-            [["with torch.no_grad(), adapter.use_ref_parameters(), self.autocast():",
-              "with torch.no_grad(), self.autocast():"]],
+            [(T, "with torch.no_grad(), adapter.use_ref_parameters(), self.autocast():",
+              "with torch.no_grad(), self.autocast():")],
             "test_policy_better_on_chosen_than_reference_lowers_the_loss",
+        ),
+            "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+        "beta accepts zero": (
+            [(A, "if not math.isfinite(self.beta) or self.beta <= 0.0:",
+              "if not math.isfinite(self.beta):")],
+            _rejects("beta-0.0-ValueError"),
         ),
     },
     "grpo": {
         "wrong contract constant": ONLINE_SWAP,
         "accumulation window flushed early": EARLY_FLUSH_ONLINE,
         "objective sign flipped": (
-            [["torch.maximum(-advantages * ratio, -advantages * clipped_ratio)",
-              "torch.maximum(advantages * ratio, advantages * clipped_ratio)"]],
+            [(T, "torch.maximum(-advantages * ratio, -advantages * clipped_ratio)",
+              "torch.maximum(advantages * ratio, advantages * clipped_ratio)")],
             "test_ratio_clipping_is_inactive_inside_the_clip_range",
         ),
         "ratio never clipped": (
-            [["clipped_ratio = torch.clamp(ratio, 1.0 - args.clip_range, 1.0 + args.clip_range)",
-              "clipped_ratio = ratio"]],
+            [(T, "clipped_ratio = torch.clamp(ratio, 1.0 - args.clip_range, 1.0 + args.clip_range)",
+              "clipped_ratio = ratio")],
             "test_ratio_clipping_is_active_outside_the_clip_range",
+        ),
+        "KL measured against the replayed state, not the reference": (
+            [(T, "self._velocity_kl(output.velocity, reference.velocity, step)",
+              "self._velocity_kl(output.velocity, step.state, step)")],
+            "test_kl_term_is_zero_against_an_identical_reference",
+        ),
+            "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+        "clip_range range not validated": (
+            [(A, "if not 0.0 < self.clip_range < 1.0:", "if False:")],
+            _rejects("clip_range-1.5-ValueError"),
         ),
     },
     "awm": {
         "wrong contract constant": ONLINE_SWAP,
         "accumulation window flushed early": EARLY_FLUSH_ONLINE,
         "objective sign flipped": (
-            [["weighted_loss = (weights.detach() * per_sample).mean()",
-              "weighted_loss = -(weights.detach() * per_sample).mean()"]],
+            [(T, "weighted_loss = (weights.detach() * per_sample).mean()",
+              "weighted_loss = -(weights.detach() * per_sample).mean()")],
             "test_equal_advantages_give_the_plain_flow_matching_loss",
         ),
         "weights not normalised to mean 1": (
-            [["weights = weights * weights.numel()", "weights = weights"]],
+            [(T, "weights = weights * weights.numel()", "weights = weights")],
             "test_equal_advantages_give_the_plain_flow_matching_loss",
+        ),
+        "KL measured against the flow-matching target, not the reference": (
+            [(T, "self._velocity_kl(velocity, reference_velocity, noised)",
+              "self._velocity_kl(velocity, noised.target_velocity, noised)")],
+            "test_kl_term_is_zero_against_an_identical_reference",
+        ),
+            "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+        "advantage_temperature accepts zero": (
+            [(A, "if self.advantage_temperature == 0.0:", "if False:")],
+            _rejects("advantage_temperature-0.0-ValueError"),
         ),
     },
     "opd": OPD_MUTANTS,
-    "opd_multi_role": OPD_MUTANTS,
+    # OPD's answers with multi-role ownership get their own trainer; these mutants are the ones
+    # its shape does not change (the per-role objective has its own tests).
+    "opd_multi_role": {name: OPD_MUTANTS[name] for name in (
+        "wrong contract constant", "reward stage used by a no-feedback trainer",
+        "teacher snapshot not declared as a runtime child", "trainer_type check dropped",
+        "teacher_param_device not validated",
+    )},
 }
-MUTANTS["sft_structured"] = MUTANTS["sft"]
-MUTANTS["grpo_structured"] = MUTANTS["grpo"]
+
+# Mutants of the ``--state structured`` twins: the state validation and the objective's
+# reduction over every component.
+_SFT_STRUCTURED: dict[str, Mutant] = {
+    "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+    "hook skips the state validation": (
+        [_skip_validation("clean_state = self._validate_structured_state(")],
+        HOOK_SKIPS_VALIDATION,
+    ),
+    "objective reads only the primary component": (
+        [(T, "self.adapter, clean_state, primary_timesteps, batch=model_batch",
+          f"self.adapter, {_primary_only('clean_state')}, primary_timesteps, batch=model_batch")],
+        OBJECTIVE_DROPS_A_COMPONENT,
+    ),
+}
+_RENOISE_STRUCTURED: dict[str, Mutant] = {
+    "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+    "hook skips the state validation": _SFT_STRUCTURED["hook skips the state validation"],
+    "objective reads only the primary component": (
+        [(T, "self.adapter, clean_state, primary_timesteps, batch=batch",
+          f"self.adapter, {_primary_only('clean_state')}, primary_timesteps, batch=batch")],
+        OBJECTIVE_DROPS_A_COMPONENT,
+    ),
+}
+STRUCTURED_MUTANTS: dict[str, dict[str, Mutant]] = {
+    "sft": _SFT_STRUCTURED,
+    "record": _SFT_STRUCTURED,
+    "offline_dpo": {
+        "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+        "hook skips the state validation": (
+            [_skip_validation("self._validate_structured_state(chosen.clean_state"),
+             _skip_validation("self._validate_structured_state(rejected.clean_state")],
+            HOOK_SKIPS_VALIDATION,
+        ),
+        "objective reads only the primary component": (
+            [(T, "adapter, chosen[1], primary_timesteps, batch=chosen[0]",
+              f"adapter, {_primary_only('chosen[1]')}, primary_timesteps, batch=chosen[0]"),
+             (T, "rejected[1],\n", f"{_primary_only('rejected[1]')},\n")],
+            OBJECTIVE_DROPS_A_COMPONENT,
+        ),
+    },
+    "grpo": {
+        "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+        "hook skips the state validation": (
+            [_skip_validation("self._validate_structured_state(step.state")],
+            HOOK_SKIPS_VALIDATION,
+        ),
+        "objective sign flipped": MUTANTS["grpo"]["objective sign flipped"],
+    },
+    "awm": _RENOISE_STRUCTURED,
+    "opd": _RENOISE_STRUCTURED,
+}
 
 
-def _generate(tmp: Path, case: str) -> Generated:
-    if case not in STRUCTURED:
-        return generate(tmp, case)
-    family = case.removesuffix("_structured")
-    name = f"gen-{family}-structured"
+def _job(generated: Generated, name: str, mutants: dict[str, Mutant]) -> dict[str, object]:
+    """One ``_suite_runner`` job: both generated test files and the mutants, paths resolved."""
+    ctx = generated.ctx
+    files = {T: ctx.trainer_path, A: ctx.args_path}
+    return {
+        "name": name,
+        # The arguments tests first: they are fast, and mutants of the arguments module then fail
+        # without running the trainer tests.
+        "tests": [ctx.args_test_path, ctx.test_path],
+        "mutants": {
+            mutant: [[files[target], old.replace("{key}", ctx.key), new]
+                     for target, old, new in edits]
+            for mutant, (edits, _) in mutants.items()
+        },
+    }
+
+
+def _generate(tmp: Path, case: str) -> dict[str, tuple[Generated, dict[str, Mutant]]]:
+    """The case's algorithm, and its structured twin where it has one, in one fresh sandbox."""
     root = copy_sandbox(tmp / case)
-    new_algorithm(root, name, [*FAMILY_FLAGS[family], "--state", "structured"])
-    return Generated(root, family_context(family, name, state="structured"))
-
-
+    name = f"gen-{case.replace('_', '-')}"
+    new_algorithm(root, name, FAMILY_FLAGS[case])
+    jobs = {case: (Generated(root, family_context(case, name)), MUTANTS[case])}
+    if case in STRUCTURED:
+        twin = f"{name}-structured"
+        new_algorithm(root, twin, [*FAMILY_FLAGS[case], "--state", "structured"])
+        ctx = family_context(case, twin, state="structured")
+        jobs[f"{case}_structured"] = (Generated(root, ctx), STRUCTURED_MUTANTS[case])
+    return jobs
 
 
 def test_every_legal_classification_renders_a_clean_arguments_test(tmp_path):
@@ -150,34 +291,65 @@ def test_every_legal_classification_renders_a_clean_arguments_test(tmp_path):
     assert result.returncode == 0, result.stdout[-4000:]
 
 
-def test_every_case_has_at_least_three_mutants():
-    assert set(MUTANTS) == set(CASES)
-    assert all(len(mutants) >= 3 for mutants in MUTANTS.values())
+def _own_fields(args_source: str) -> set[str]:
+    """Dataclass fields the generated arguments class declares itself (no ``ClassVar``)."""
+    (cls,) = [node for node in ast.parse(args_source).body if isinstance(node, ast.ClassDef)]
+    return {
+        node.target.id
+        for node in cls.body
+        if isinstance(node, ast.AnnAssign) and "ClassVar" not in ast.unparse(node.annotation)
+    }
+
+
+def _rejected_parameters(args_test_source: str) -> set[str]:
+    """The parameter names of the arguments test's one-rejected-value-each table."""
+    for node in ast.walk(ast.parse(args_test_source)):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "pytest.mark.parametrize":
+            return {row.elts[0].value for row in node.args[1].elts}
+    return set()
+
+
+def test_the_arguments_suite_rejects_a_value_of_every_algorithm_parameter():
+    """Each field the arguments template adds (besides ``trainer_type``) has a rejected value."""
+    for ctx in legal_contexts(model_types=("toy",)):
+        fields = _own_fields(render.render(render.ARGS_TEMPLATE, ctx)) - {"trainer_type"}
+        rejected = _rejected_parameters(render.render(render.ARGS_TEST_TEMPLATE, ctx))
+        assert rejected == fields, (ctx.family, ctx.ownership, ctx.state)
+
+
+def test_every_job_has_at_least_three_mutants():
+    assert set(MUTANTS) == set(CASES) and set(STRUCTURED_MUTANTS) == set(STRUCTURED)
+    assert all(len(mutants) >= 3 for mutants in [*MUTANTS.values(), *STRUCTURED_MUTANTS.values()])
+
+
+def _run_jobs(root: Path, jobs: list[dict[str, object]], tmp: Path) -> tuple[dict, str]:
+    """Run the jobs in one ``_suite_runner`` subprocess: (results by job, the end of its log)."""
+    spec, out = tmp / "jobs.json", tmp / "results.json"
+    spec.write_text(json.dumps(jobs), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "OMP_NUM_THREADS": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    result = subprocess.run(
+        [sys.executable, str(RUNNER), str(root), str(spec), str(out)],
+        cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-3000:]
+    return json.loads(out.read_text(encoding="utf-8")), result.stdout[-6000:]
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_generated_suite_passes_and_fails_on_every_mutant(case, tmp_path):
     generated = _generate(tmp_path, case)
-    ctx = generated.ctx
-    mutants = tmp_path / "mutants.json"
-    edits = {name: mutant_edits for name, (mutant_edits, _) in MUTANTS[case].items()}
-    mutants.write_text(json.dumps(edits), encoding="utf-8")
-    out = tmp_path / "results.json"
-    env = {**os.environ, "PYTHONPATH": str(generated.root / "src"), "OMP_NUM_THREADS": "1",
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(
-        [sys.executable, str(RUNNER), str(generated.root),
-         f"{ctx.test_path},{layout.args_test_path(ctx.module)}", ctx.trainer_path,
-         str(mutants), str(out)],
-        cwd=generated.root, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-3000:]
-    results = json.loads(out.read_text(encoding="utf-8"))
-    clean = results.pop("")
-    assert (clean["exit"], clean["failed"]) == (0, []), result.stdout[-4000:]
-    assert clean["seconds"] < CLEAN_RUN_SECONDS, clean
-    # Each mutant fails the suite (exit 1: tests failed), first in the test of the rule it breaks.
-    missed = {name: outcome for name, outcome in results.items()
-              if not isinstance(outcome, dict) or outcome["exit"] != 1
-              or outcome["failed"][:1] != [MUTANTS[case][name][1]]}
-    assert not missed, (missed, result.stdout[-4000:])
+    root = next(iter(generated.values()))[0].root
+    jobs = [_job(g, name, mutants) for name, (g, mutants) in generated.items()]
+    results, log = _run_jobs(root, jobs, tmp_path)
+    for name, (_, mutants) in generated.items():
+        outcomes = dict(results[name])
+        clean = outcomes.pop("")
+        assert (clean["exit"], clean["failed"]) == (0, []), (name, log)
+        assert clean["cpu_seconds"] < CLEAN_RUN_CPU_SECONDS, (name, clean)
+        # Each mutant fails the suite (exit 1: tests failed), first in the test of the rule it
+        # breaks.
+        missed = {mutant: outcome for mutant, outcome in outcomes.items()
+                  if not isinstance(outcome, dict) or outcome["exit"] != 1
+                  or outcome["failed"][:1] != [mutants[mutant][1]]}
+        assert not missed, (name, missed, log)

@@ -288,7 +288,6 @@ def test_seeded_defect_is_caught(checkout, case: Case):
 
 def test_every_rule_has_a_seeded_defect():
     from ffgen.verify.catalogue import RULES
-
     from tests.verify.test_roles_backends import NEW_RULES
 
     # FF003: see test_exceptions.py; FF605-FF609 need accelerate configs: test_roles_backends.py
