@@ -69,6 +69,12 @@ EARLY_FLUSH: Mutant = ([(T, "if self.accelerator.sync_gradients:", "if True:")],
 EARLY_FLUSH_ONLINE: Mutant = (EARLY_FLUSH[0], "test_two_generation_cycles_run_through_start")
 TRAINER_TYPE_UNCHECKED: Mutant = ([(A, 'if self.trainer_type != "{key}":', "if False:")],
                                   "test_foreign_trainer_type_is_refused")
+WEIGHTS_NOT_RESTORED: Mutant = (
+    [(T, "    # --- objective: edit here",
+      "    def load_checkpoint(self, path, resume_type=None):\n        pass\n\n"
+      "    # --- objective: edit here")],
+    "test_model_only_checkpoint_restores_the_trained_weights_exactly",
+)
 UNKNOWN_COMPONENTS_ACCEPTED: Mutant = (
     [(T, "        if unknown:\n", "        if False:\n")],
     "test_structured_state_accepts_two_components_and_refuses_unknown_ones",
@@ -84,6 +90,7 @@ SFT_MUTANTS: dict[str, Mutant] = {
           "loss = -torch.stack(per_term, dim=0).mean()")],
         "test_sft_loss_is_positive_and_descends_toward_the_target",
     ),
+    "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
     "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
 }
 OPD_MUTANTS: dict[str, Mutant] = {
@@ -110,6 +117,7 @@ OPD_MUTANTS: dict[str, Mutant] = {
           "runtime_child_names: ClassVar[tuple[str, ...]] = ()")],
         "test_owned_snapshots_are_declared_runtime_children",
     ),
+    "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
     "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
     "teacher_param_device not validated": (
         [(A, 'if self.teacher_param_device not in ("cpu", "cuda"):', "if False:")],
@@ -133,7 +141,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
               "with torch.no_grad(), self.autocast():")],
             "test_policy_better_on_chosen_than_reference_lowers_the_loss",
         ),
-            "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+            "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
+    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
         "beta accepts zero": (
             [(A, "if not math.isfinite(self.beta) or self.beta <= 0.0:",
               "if not math.isfinite(self.beta):")],
@@ -158,7 +167,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
               "self._velocity_kl(output.velocity, step.state, step)")],
             "test_kl_term_is_zero_against_an_identical_reference",
         ),
-            "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+            "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
+    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
         "clip_range range not validated": (
             [(A, "if not 0.0 < self.clip_range < 1.0:", "if False:")],
             _rejects("clip_range-1.5-ValueError"),
@@ -181,7 +191,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
               "self._velocity_kl(velocity, noised.target_velocity, noised)")],
             "test_kl_term_is_zero_against_an_identical_reference",
         ),
-            "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+            "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
+    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
         "advantage_temperature accepts zero": (
             [(A, "if self.advantage_temperature == 0.0:", "if False:")],
             _rejects("advantage_temperature-0.0-ValueError"),
@@ -194,6 +205,7 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
         "wrong contract constant", "reward stage used by a no-feedback trainer",
         "teacher snapshot not declared as a runtime child", "trainer_type check dropped",
         "teacher_param_device not validated",
+        "load_checkpoint overridden without restoring the weights",
     )},
 }
 

@@ -16,6 +16,7 @@ class LogArguments(ArgABC):
     save_freq: int = 0
     logging_backend: str = "none"
     verbose: bool = False
+    save_model_only: bool = False
 
 
 __all__ = ["LogArguments"]

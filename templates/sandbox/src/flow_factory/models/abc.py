@@ -6,6 +6,7 @@ import contextlib
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar
 
@@ -519,6 +520,48 @@ class BaseAdapter(ABC):
             self.transformer = previous
 
     # ------------------------------------------------------------------ checkpoint helpers
+    def save_checkpoint(
+        self,
+        save_directory: str,
+        max_shard_size: str = "5GB",
+        dtype: Any = None,
+        save_ema: bool = True,
+        model_only: bool = True,
+        safe_serialization: bool = True,
+        variant: str | None = None,
+        include_training_roles: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """Model-only save (``log.save_model_only``): the trainable weights as ``model.pt``.
+
+        The real adapter writes sharded safetensors per component; one file stands in for them.
+        """
+        folder = Path(save_directory)
+        folder.mkdir(parents=True, exist_ok=True)
+        torch.save(self._checkpoint_state_dict(include_training_roles), folder / "model.pt")
+
+    def load_checkpoint(self, path: str, strict: bool = True, resume_type: str | None = None) -> None:
+        """Load the trainable weights (every role's) a checkpoint folder's ``model.pt`` holds."""
+        self._load_checkpoint_state_dict(torch.load(Path(path) / "model.pt"))
+
+    def _checkpoint_state_dict(self, include_training_roles: bool = True) -> dict[str, torch.Tensor]:
+        """The base role's trainable weights under their names, each other role's (when
+        included) as ``<role>::<name>``."""
+        state = self.trainable_state_dict()
+        if include_training_roles:
+            for role in self._variant_order[1:]:
+                for name, tensor in self._variant_state_dict(role).items():
+                    state[f"{role}::{name}"] = tensor
+        return state
+
+    def _load_checkpoint_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
+        self.load_trainable_state_dict({k: v for k, v in state.items() if "::" not in k})
+        for role in self._variant_order[1:]:
+            prefix = f"{role}::"
+            part = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+            if part:
+                self._load_variant_state_dict(role, part)
+
     def trainable_state_dict(self) -> dict[str, torch.Tensor]:
         """Trainable weights keyed by parameter name (cloned)."""
         return {

@@ -754,6 +754,14 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
     def save_checkpoint(self, save_directory: str, epoch: int | None = None) -> Path:
         """Write ``model.pt`` (trainable weights) and ``trainer_state.pt`` (optimizer, progress,
         runtime children) under ``<save_directory>/checkpoint-<epoch>``; returns that folder."""
+        if self.log_args.save_model_only:
+            if epoch is not None:
+                save_directory = str(Path(save_directory) / f"checkpoint-{epoch}")
+            self.adapter.save_checkpoint(
+                save_directory=save_directory, model_only=True, include_training_roles=True
+            )
+            self.accelerator.wait_for_everyone()
+            return Path(save_directory)
         missing = self.runtime_state.missing_children()
         unregistered = [
             n for n in self.adapter.named_parameter_names() if n not in self._registered_snapshots
@@ -799,13 +807,16 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             )
 
     def load_checkpoint(self, path: str, resume_type: str | None = None) -> None:
-        """``resume_type="model"``: trainable weights only; None/``"state"``: everything."""
+        """``resume_type="state"``: everything (exact resume); otherwise, as the real trainer
+        does, the adapter loads the trainable weights only."""
         if resume_type not in (None, "model", "state"):
             raise ValueError(f"resume_type must be None, 'model' or 'state', got {resume_type!r}")
+        if resume_type != "state":
+            self.adapter.load_checkpoint(path=path, strict=True, resume_type=resume_type)
+            self.accelerator.wait_for_everyone()
+            return
         folder = Path(path)
         self._load_model_state_dict(torch.load(folder / "model.pt"))
-        if resume_type == "model":
-            return
         state = torch.load(folder / "trainer_state.pt", weights_only=False)
         self.optimizer.load_state_dict(state["optimizer"])
         self.progress = TrainingProgress(**state["progress"])
