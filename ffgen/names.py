@@ -10,6 +10,16 @@ from ffgen.errors import UsageError
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _STEM_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+# Plain YAML scalars PyYAML (YAML 1.1) reads as booleans or null: as a key, `trainer_type: yes`
+# in the example config would not be the key.
+_YAML_WORDS = {
+    **dict.fromkeys(("yes", "no", "true", "false", "on", "off"), "boolean"),
+    "null": "null",
+}
+# Flow-Factory's base classes the generated modules import and subclass; a stem that gives one
+# of these names would shadow it.
+_FRAMEWORK_CLASSES = ("BaseTrainer", "OfflineFlowMatchingTrainingArguments")
+_SUFFIXES = ("TrainingArguments", "Trainer")
 
 
 @dataclass(frozen=True)
@@ -66,18 +76,66 @@ def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
     module = key.replace("-", "_")
     if keyword.iskeyword(module) or keyword.issoftkeyword(module):
         raise UsageError(f"NAME {raw!r} is a Python keyword; choose another name")
-    stem = (
-        class_name
-        if class_name is not None
-        else "".join(part[:1].upper() + part[1:] for part in key.split("-"))
-    )
+    if key in _YAML_WORDS:
+        raise UsageError(
+            f"NAME {raw!r} reads as a YAML {_YAML_WORDS[key]}, so `trainer_type: {key}` in a "
+            "config would not name it; choose another name"
+        )
+    if class_name is None:
+        stem = _derived_stem(raw, key)
+    else:
+        stem = _given_stem(class_name)
+    return AlgorithmNames(key=key, module=module, stem=stem)
+
+
+def _given_stem(stem: str) -> str:
+    """``--class-name``, checked."""
     if not stem.isascii() or not _STEM_RE.match(stem) or keyword.iskeyword(stem):
         raise UsageError(
             f"--class-name {stem!r} is not a valid class stem; use CamelCase ASCII such as MyAlgo"
         )
-    for suffix in ("TrainingArguments", "Trainer"):
+    for suffix in _SUFFIXES:
         if stem.endswith(suffix):
             raise UsageError(
                 f"--class-name {stem!r} ends with {suffix!r}; give the stem only (ffgen adds it)"
             )
-    return AlgorithmNames(key=key, module=module, stem=stem)
+    shadowed = _shadowed(stem)
+    if shadowed:
+        raise UsageError(
+            f"--class-name {stem!r} would name a class {shadowed}, which is Flow-Factory's own "
+            "base class; choose another stem"
+        )
+    return stem
+
+
+def _derived_stem(raw: str, key: str) -> str:
+    """The stem of a valid key (``my-algo`` -> ``MyAlgo``). It is only ever used with a suffix,
+    so ``none`` -> ``NoneTrainer`` is fine; the messages name NAME, the flag the user gave."""
+    stem = "".join(part[:1].upper() + part[1:] for part in key.split("-"))
+    for suffix in _SUFFIXES:
+        if stem.endswith(suffix):
+            return _refuse_suffix(raw, key, stem, suffix)
+    shadowed = _shadowed(stem)
+    if shadowed:
+        raise UsageError(
+            f"NAME {raw!r} would name a class {shadowed}, which is Flow-Factory's own base class; "
+            "choose another NAME or pass --class-name"
+        )
+    return stem
+
+
+def _refuse_suffix(raw: str, key: str, stem: str, suffix: str) -> str:
+    words = "-".join(re.findall(r"[A-Z][a-z]*", suffix)).lower()  # "training-arguments"
+    shorter = key[: -len(words)].rstrip("-")
+    fix = f"use {shorter}" if shorter else "choose another NAME"
+    raise UsageError(
+        f"NAME {raw!r} ends with {words!r}, which ffgen adds to the class names itself "
+        f"({stem}{suffix}); {fix}, or pass --class-name to keep this key"
+    )
+
+
+def _shadowed(stem: str) -> str | None:
+    for suffix in _SUFFIXES:
+        if stem + suffix in _FRAMEWORK_CLASSES:
+            return stem + suffix
+    return None

@@ -18,6 +18,7 @@ import libcst as cst
 
 Whitespace = cst.BaseParenthesizableWhitespace
 Comma = cst.Comma | cst.MaybeSentinel
+INDENT = "    "  # black's indentation, for an entry with no sibling to copy it from
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,12 @@ def unpack(node: cst.CSTNode) -> Seq:
     raise TypeError(f"not a bracketed sequence: {type(node).__name__}")
 
 
-def repack(seq: Seq, elements: list[Any], close_ws: Whitespace | None) -> cst.CSTNode:
+def repack(
+    seq: Seq, elements: list[Any], close_ws: Whitespace | None, open_ws: Whitespace | None = None
+) -> cst.CSTNode:
     node = seq.node
+    if open_ws is not None:
+        node = _reopen(node, open_ws)
     if isinstance(node, cst.Dict):
         rbrace = node.rbrace.with_changes(whitespace_before=close_ws)
         return node.with_changes(elements=elements, rbrace=rbrace)
@@ -61,6 +66,18 @@ def repack(seq: Seq, elements: list[Any], close_ws: Whitespace | None) -> cst.CS
     assert isinstance(node, cst.ImportFrom)
     rpar = node.rpar.with_changes(whitespace_before=close_ws) if node.rpar else None
     return node.with_changes(names=elements, rpar=rpar)
+
+
+def _reopen(node: cst.CSTNode, open_ws: Whitespace) -> cst.CSTNode:
+    """``node`` with ``open_ws`` after its opening bracket (only dicts, lists and tuples can be
+    empty, so only they need it)."""
+    if isinstance(node, cst.Dict):
+        return node.with_changes(lbrace=node.lbrace.with_changes(whitespace_after=open_ws))
+    if isinstance(node, cst.List):
+        return node.with_changes(lbracket=node.lbracket.with_changes(whitespace_after=open_ws))
+    assert isinstance(node, cst.Tuple) and node.lpar
+    lpar = [node.lpar[0].with_changes(whitespace_after=open_ws), *node.lpar[1:]]
+    return node.with_changes(lpar=lpar)
 
 
 def _repack_tuple(node: cst.Tuple, elements: list[Any], close_ws: Whitespace | None) -> cst.Tuple:
@@ -78,11 +95,37 @@ def insert(node: cst.CSTNode, index: int, new: Any) -> cst.CSTNode:
     seq = unpack(node)
     elements = list(seq.elements)
     if not elements:
-        return repack(seq, [new], seq.close_ws)
+        return _insert_into_empty(seq, new)
     if index == 0:
         comma = cst.Comma(whitespace_after=_separator(seq))
         return repack(seq, [new.with_changes(comma=comma), *elements], seq.close_ws)
     return _insert_after(seq, elements, index - 1, new)
+
+
+def _insert_into_empty(seq: Seq, new: Any) -> cst.CSTNode:
+    """``{}`` becomes ``{new}``; a multi-line empty ``{\n}`` (maybe holding comment lines) gets the
+    entry on its own line, four spaces in, with black's trailing comma, before the closing bracket
+    on its own line. :func:`remove` of that last entry gives the empty layout back."""
+    opened = seq.open_ws
+    if not isinstance(opened, cst.ParenthesizedWhitespace):
+        return repack(seq, [new], seq.close_ws)
+    inner = opened.with_changes(last_line=cst.SimpleWhitespace(opened.last_line.value + INDENT))
+    closing = cst.ParenthesizedWhitespace(indent=opened.indent, last_line=opened.last_line)
+    return repack(seq, [new.with_changes(comma=cst.Comma())], closing, inner)
+
+
+def _emptied(seq: Seq) -> cst.CSTNode:
+    """The inverse of :func:`_insert_into_empty`: the lines above the closing bracket join those
+    after the opening one, and the bracket's own indentation comes back."""
+    opened, closing = seq.open_ws, seq.close_ws
+    if not isinstance(opened, cst.ParenthesizedWhitespace) or not isinstance(
+        closing, cst.ParenthesizedWhitespace
+    ):
+        return repack(seq, [], closing)
+    merged = opened.with_changes(
+        empty_lines=[*opened.empty_lines, *closing.empty_lines], last_line=closing.last_line
+    )
+    return repack(seq, [], cst.SimpleWhitespace(""), merged)
 
 
 def _insert_after(seq: Seq, elements: list[Any], j: int, new: Any) -> cst.CSTNode:
@@ -112,7 +155,9 @@ def remove(node: cst.CSTNode, index: int) -> cst.CSTNode:
     seq = unpack(node)
     elements = list(seq.elements)
     gone = elements.pop(index)
-    if index == 0 or not elements:
+    if not elements:
+        return _emptied(seq)
+    if index == 0:
         return repack(seq, elements, seq.close_ws)
     prev = elements[index - 1]
     if _gap_in_comma(list(seq.elements), index):

@@ -60,6 +60,24 @@ def remove_category_reexport(code: str, *, module: str, class_name: str, path: s
     def edit(tree: cst.Module) -> cst.Module:
         _require_reexports(tree)
         tree = _module.remove_from_all(tree, class_name)
-        return _imports.remove_import(tree, module, class_name)
+        return _remove_import(tree, module, class_name)
 
     return run_edit(code, path, edit)
+
+
+def _remove_import(tree: cst.Module, module: str, class_name: str) -> cst.Module:
+    """Like :func:`_imports.remove_import`; when the last sibling import goes and ``__all__``
+    followed it, ``__all__`` gets back the lines that stood above the import, undoing the blank
+    line :func:`_add_import` put between them."""
+    siblings = _imports.sibling_imports(tree)
+    removed = _imports.remove_import(tree, module, class_name)
+    if len(siblings) != 1 or len(removed.body) != len(tree.body) - 1:
+        return removed
+    index = siblings[0].body_index
+    if index >= len(removed.body) or not _assigns_all(removed.body[index]):
+        return removed
+    if any(line.comment is not None for line in tree.body[index + 1].leading_lines):
+        return removed
+    body = list(removed.body)
+    body[index] = body[index].with_changes(leading_lines=tree.body[index].leading_lines)
+    return removed.with_changes(body=body)
