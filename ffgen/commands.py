@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,7 @@ from rich.console import Console
 from ffgen import interview
 from ffgen.apply import apply_plan
 from ffgen.checkout import CheckoutView, find_root
-from ffgen.checkout_hints import read_hints
+from ffgen.checkout_hints import CheckoutHints, read_hints
 from ffgen.classify import Answers, Classification, classify
 from ffgen.context import build_context
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
@@ -45,6 +46,13 @@ class NewRequest:
     answers_file: Path | None = None  # a record to replay (``--answers``)
 
 
+def output_console() -> Console:
+    """Lines wrap at words to a terminal's width; piped output keeps one record per line."""
+    import sys
+
+    return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+
+
 def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classification]:
     """Every stage up to the plan: nothing is written."""
     if req.fmt not in ("text", "json"):
@@ -54,17 +62,18 @@ def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classifi
     root = find_root(req.checkout)
     view = CheckoutView(root)
     facts = read_facts(view)
-    answers = gather_answers(req, facts, console)
+    hints = read_hints(view)
+    answers = gather_answers(req, facts, console, most_used_model_type(hints))
     classification = classify(answers)
     check_example_choices(classification, facts)
-    ctx = build_context(names, classification, read_hints(view))
+    ctx = build_context(names, classification, hints)
     plan = build_plan(view, facts, names, classification, ctx, force=req.force)
     check_plan_verifies(view, plan)
     return root, plan, classification
 
 
 def run_new(req: NewRequest, console: Console | None = None) -> int:
-    console = console or Console(highlight=False, soft_wrap=True)
+    console = console or output_console()
     root, plan, classification = prepare_new(req, console)
     if req.fmt == "json":
         console.print_json(json.dumps(plan_json(plan, classification)))
@@ -103,7 +112,17 @@ def with_recorded_answers(req: NewRequest) -> NewRequest:
     return replace(req, flags=flags, class_name=class_name, interactive=False)
 
 
-def gather_answers(req: NewRequest, facts: CheckoutFacts, console: Console) -> Answers:
+def most_used_model_type(hints: CheckoutHints) -> str | None:
+    """The model type most of the checkout's example configs train (ties: first by name)."""
+    counts = Counter(e.model_type for e in hints.examples if e.model_type)
+    if not counts:
+        return None
+    return min(counts, key=lambda m: (-counts[m], m))
+
+
+def gather_answers(
+    req: NewRequest, facts: CheckoutFacts, console: Console, model_default: str | None = None
+) -> Answers:
     answers = interview.from_flags(dict(req.flags))
     if not req.interactive:
         answers, notes = interview.complete_non_interactive(answers, facts.model_types)
@@ -112,13 +131,31 @@ def gather_answers(req: NewRequest, facts: CheckoutFacts, console: Console) -> A
                 console.print(f"[dim]forced: {note}[/dim]")
         return answers
     from rich.prompt import Prompt
+    from rich.text import Text
 
     def ask(question: interview.Question, default: object) -> str:
-        console.print(f"[bold]{question.prop}[/bold]: {question.explanation}")
-        choices = "|".join(question.choices)
-        return Prompt.ask(f"  {choices}", default=default, console=console)
+        # soft_wrap=False: rich wraps long explanations at word boundaries, to the terminal.
+        line = Text.assemble((question.prop, "bold"), ": ", question.explanation)
+        console.print(line, soft_wrap=False)
+        if len(question.choices) <= MANY_CHOICES:
+            return Prompt.ask(f"  {'|'.join(question.choices)}", default=default, console=console)
+        for number, choice in enumerate(question.choices, start=1):
+            console.print(f"  {number:>2}. {choice}", highlight=False)
+        reply = Prompt.ask("  number or name", default=default, console=console)
+        return choice_for(reply, question.choices)
 
-    return interview.interview(answers, facts.model_types, ask, console.print)
+    return interview.interview(answers, facts.model_types, ask, console.print, model_default)
+
+
+MANY_CHOICES = 5  # more than this and a question lists its choices numbered, one per line
+
+
+def choice_for(reply: str, choices: tuple[str, ...]) -> str:
+    """A numbered list takes the number or the name; anything else is checked by the caller."""
+    text = reply.strip()
+    if text.isdigit() and 1 <= int(text) <= len(choices):
+        return choices[int(text) - 1]
+    return text
 
 
 def check_example_choices(c: Classification, facts: CheckoutFacts) -> None:

@@ -151,8 +151,13 @@ def complete_non_interactive(a: Answers, model_types: tuple[str, ...]) -> tuple[
     return a, notes
 
 
-def interview(a: Answers, model_types: tuple[str, ...], ask, say) -> Answers:
-    """Ask what is open, in order. ``ask(question, default) -> str``; ``say(text)`` informs."""
+def interview(
+    a: Answers, model_types: tuple[str, ...], ask, say, model_default: str | None = None
+) -> Answers:
+    """Ask what is open, in order. ``ask(question, default) -> str``; ``say(text)`` informs.
+
+    ``model_default`` (the model type the checkout's examples use most) is offered first.
+    """
     for prop in (*QUESTION_ORDER, "finetune_type"):
         a, notes = fill_forced(a)
         for note in notes:
@@ -164,7 +169,9 @@ def interview(a: Answers, model_types: tuple[str, ...], ask, say) -> Answers:
         if prop == "ownership" and a.ownership is Ownership.MULTI_ROLE:
             a = _ask_roles(a, ask, say)
     if a.model_type is None:
-        default = model_types[0] if len(model_types) == 1 else None
+        default = model_default if model_default in model_types else None
+        if len(model_types) == 1:
+            default = model_types[0]
         q = Question("model_type", "Model type for the example config.", model_types, str)
         a = a.with_(model_type=_ask_until_valid(q, default, ask, say))
     return a

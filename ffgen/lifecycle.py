@@ -26,7 +26,9 @@ def _check_format(fmt: str, allowed: tuple[str, ...]) -> None:
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    from ffgen.commands import output_console
+
+    return output_console()
 
 
 def _print_json(console: Console, data: object) -> None:

@@ -12,11 +12,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pty is POSIX-on
 
 
 class Terminal:
-    def __init__(self, argv, cwd):
+    def __init__(self, argv, cwd, columns=200):
         pid, fd = pty.fork()
         if pid == 0:  # child
             os.chdir(cwd)
-            os.environ["COLUMNS"] = "200"
+            os.environ["COLUMNS"] = str(columns)
             os.execv(sys.executable, [sys.executable, "-m", "ffgen", *argv])
         self.pid, self.fd, self.buffer = pid, fd, ""
 
@@ -76,3 +76,34 @@ def test_interactive_session_asks_open_questions_and_validates(sandbox):
     assert term.wait() == 0, term.buffer
     assert "OFFLINE_EXECUTION_CONTRACT" in term.buffer
     assert "CREATE" in term.buffer
+
+
+FAITHFUL = __import__("pathlib").Path(__file__).parents[1] / "fixtures" / "faithful_checkout"
+ANSI = __import__("re").compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+NUMBERED = __import__("re").compile(r"^\d+\. ")
+
+
+def test_many_model_types_are_numbered_with_the_examples_favourite_as_default(tmp_path):
+    """17 model types on one wrapped line were unreadable: they are listed one per line, the
+    number or the name is accepted, and the default is the type most examples use (sd3-5)."""
+    import shutil
+
+    root = shutil.copytree(FAITHFUL, tmp_path / "checkout")
+    term = Terminal(
+        ["new", "my-algo", "--checkout", str(root), "--dry-run", "--acquisition", "dataset",
+         "--supervision", "demonstrations", "--dynamics", "any", "--state", "legacy",
+         "--ownership", "single", "--finetune-type", "lora"],
+        cwd=root,
+        columns=60,
+    )
+    term.expect("number or name")
+    screen = ANSI.sub("", term.buffer)
+    numbered = [x.strip() for x in screen.splitlines() if NUMBERED.match(x.strip())]
+    assert len(numbered) >= 10 and numbered[0].startswith("1. ")
+    assert "(sd3-5)" in screen  # the default the examples favour
+    choice = next(line for line in numbered if line.endswith(" flux2"))
+    term.send(choice.split(".")[0])  # answer with the number
+    assert term.wait() == 0, term.buffer
+    screen = ANSI.sub("", term.buffer)
+    assert "examples/my_algo/lora/flux2/default.yaml" in screen
+    assert all(len(line) <= 60 for line in screen.splitlines()), screen
