@@ -255,7 +255,32 @@ def check(
 
 
 def main() -> None:
+    """The ``ffgen`` command: click's own usage errors become one ``error:`` line too."""
+    usage_error, click_error = _click_errors()
     try:
-        app()
+        code = app(standalone_mode=False)
     except KeyboardInterrupt:
         sys.exit(EXIT_USAGE)
+    except typer.Abort:  # Ctrl+C or end of input at a prompt
+        sys.exit(EXIT_USAGE)
+    except usage_error as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `ffgen`: the help is the answer
+            exc.show()
+            sys.exit(exc.exit_code)
+        where = exc.ctx.command_path if exc.ctx is not None else "ffgen"
+        message = exc.format_message().rstrip(".")
+        print(f"error: {message}; see `{where} --help`", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    except click_error as exc:
+        print(f"error: {exc.format_message()}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    sys.exit(code or 0)
+
+
+def _click_errors() -> tuple[type[Exception], type[Exception]]:
+    """The click ``UsageError`` / ``ClickException`` typer raises (it may bundle its own click,
+    so they are found through the public ``typer.BadParameter`` rather than imported)."""
+    mro = typer.BadParameter.__mro__
+    usage = next(c for c in mro if c.__name__ == "UsageError")
+    base = next(c for c in mro if c.__name__ == "ClickException")
+    return usage, base

@@ -118,6 +118,8 @@ def flag_text(value: object) -> str:
 
 # -- writing ---------------------------------------------------------------------------------
 
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+
 
 class _Dumper:
     """A SafeDumper that writes multi-line text as literal blocks, so records read like files."""
@@ -133,8 +135,10 @@ class _Dumper:
                 pass
 
             def text(dumper, data: str):
-                # Blank text (the docs separator) reads best escaped: "\n".
-                style = '"' if data.isspace() else ("|" if "\n" in data else None)
+                # Blank text (the docs separator) reads best escaped: "\n". A literal block
+                # would turn other line breaks (\r, NEL, U+2028/9) into \n: escape those too.
+                escaped = data.isspace() or any(c in data for c in _OTHER_BREAKS)
+                style = '"' if escaped else ("|" if "\n" in data else None)
                 return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
             Dumper.add_representer(str, text)

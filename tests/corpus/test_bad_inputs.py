@@ -319,3 +319,25 @@ def test_bad_input_gives_one_clear_line_and_changes_nothing(
     for fragment in case.expect:
         assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
     assert tree(root, outside) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "expect"),
+    [
+        (["new", "-x"], "No such option: -x; see `ffgen new --help`"),
+        (["new"], "Missing argument 'NAME'"),
+        (["new", "my-algo", "--acquisition"], "'--acquisition' requires an argument"),
+        (["frobnicate"], "No such command 'frobnicate'"),
+    ],
+)
+def test_the_command_lines_own_usage_errors_are_one_line_too(tmp_path, argv, expect):
+    """click's usage errors are a box of several lines; the ffgen command prints one."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "ffgen", *argv], cwd=tmp_path,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert result.stderr.startswith("error: ") and expect in result.stderr
+    assert list(tmp_path.iterdir()) == []

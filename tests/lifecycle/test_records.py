@@ -39,6 +39,13 @@ def test_any_pristine_text_reads_back_exactly(text):
     assert parse_record(record_text(record, "0.1.0"), "r") == record
 
 
+@pytest.mark.parametrize("text", ["0\x85", "a\r\nb\n", "x\u2028y\n", "tab\tend  \n", "\ufeffbom\n"])
+def test_other_line_breaks_survive_the_record(text):
+    """A literal YAML block would read NEL, CR and U+2028 back as plain newlines."""
+    record = replace(BASE, files=(RecordedFile("src/a.py", text),))
+    assert parse_record(record_text(record, "0.1.0"), "r") == record
+
+
 def test_new_writes_a_record_of_every_created_file_and_edit(runner, sandbox):
     assert new(runner, sandbox, "my-algo", *CASES["grpo_structured_newcat"]).exit_code == 0
     path = record_file(sandbox, "my-algo")
