@@ -324,7 +324,7 @@ def test_bad_input_gives_one_clear_line_and_changes_nothing(
 @pytest.mark.parametrize(
     ("argv", "expect"),
     [
-        (["new", "-x"], "No such option: -x; see `ffgen new --help`"),
+        (["new", "-x"], "No such option: -x; see `python -m ffgen new --help`"),
         (["new"], "Missing argument 'NAME'"),
         (["new", "my-algo", "--acquisition"], "'--acquisition' requires an argument"),
         (["frobnicate"], "No such command 'frobnicate'"),
