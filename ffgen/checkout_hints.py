@@ -9,15 +9,13 @@ reward, so it runs as written instead of carrying a placeholder path).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ffgen.checkout import CheckoutView
 
 TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
 TEACHER_HELPER = "load_teachers"
 EXAMPLES_GLOB = "examples/**/*.yaml"
-# Offline families read their own supervision kind, so only an example of the same kind counts.
-OFFLINE_TRAINER_TYPES = {"sft": "sft", "record": "sft", "offline_dpo": "offline-dpo"}
 
 
 @dataclass(frozen=True)
@@ -29,6 +27,7 @@ class ExampleSettings:
     resolution: object | None
     dataset: dict | None  # the first data.datasets entry
     reward: dict | None  # the first rewards entry (a list item or the single mapping)
+    kind: str = "generation"  # what it trains on: "generation", or the offline family's name
 
 
 @dataclass(frozen=True)
@@ -65,8 +64,44 @@ def _examples(view: CheckoutView) -> tuple[ExampleSettings, ...]:
             continue  # verify reports unreadable configs; they just offer no settings here
         settings = _settings(path, data)
         if settings is not None:
-            found.append(settings)
+            found.append(replace(settings, kind=_kind(view, settings.trainer_type)))
     return tuple(found)
+
+
+_BUILT_IN_KINDS = {trainer_type: family for family, trainer_type in
+                   (("sft", "sft"), ("offline_dpo", "offline-dpo"))}
+_SUPERVISION_KINDS = {"demonstrations": "sft", "preference_pairs": "offline_dpo"}
+
+
+def _kind(view: CheckoutView, trainer_type: str) -> str:
+    """A built-in offline key names its kind; a generated algorithm's record says what it is
+    (so a generated record-dataset example never passes for prompts); anything else generates."""
+    if trainer_type in _BUILT_IN_KINDS:
+        return _BUILT_IN_KINDS[trainer_type]
+    answers = _recorded_answers(view, trainer_type)
+    if answers.get("acquisition") != "dataset":
+        return "generation"
+    supervision = str(answers.get("supervision", ""))
+    return "record" if supervision.startswith("record:") else _SUPERVISION_KINDS.get(
+        supervision, "record")
+
+
+def _recorded_answers(view: CheckoutView, key: str) -> dict:
+    """The answers of ffgen's record of ``key`` (only the head is parsed: no pristine texts)."""
+    import yaml
+
+    from ffgen.records import answers_path
+
+    text = view.read(answers_path(key)) if "/" not in key else None
+    if not text:
+        return {}
+    head = text.split("\nfiles:", 1)[0]
+    try:
+        data = yaml.safe_load(head)
+    except yaml.YAMLError:
+        return {}
+    answers = data.get("answers") if isinstance(data, dict) else None
+    return answers if isinstance(answers, dict) else {}
 
 
 def _settings(path: str, data: object) -> ExampleSettings | None:
@@ -131,12 +166,11 @@ def example_base(
     ]
     if not same_model:
         return NO_BASE
-    wanted = OFFLINE_TRAINER_TYPES.get(family)
+    # A record family starts from SFT data: another record type's dataset would not parse.
+    wanted = {"sft": "sft", "record": "sft", "offline_dpo": "offline_dpo"}.get(family, "generation")
 
     def same_kind(e: ExampleSettings) -> bool:
-        if wanted is None:
-            return e.trainer_type not in OFFLINE_TRAINER_TYPES.values()
-        return e.trainer_type == wanted
+        return e.kind == wanted
 
     # One example gives everything, so the settings belong together: the closest one is of
     # the same acquisition kind, has rewards exactly when this algorithm does, has a model path.
