@@ -244,7 +244,7 @@ class ToyAdapter(BaseAdapter):
                 log_probs.append(gaussian_log_prob(x, mean, torch.full_like(x, std)))
             else:
                 x = mean
-                log_probs.append(torch.zeros(len(prompts)))
+                log_probs.append(torch.zeros(len(prompts), device=x.device))
             points.append(x)
         return self._to_samples(prompts, emb, points, timesteps, log_probs, compute_log_prob,
                                 trajectory_indices, height, width)

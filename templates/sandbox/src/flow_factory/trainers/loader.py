@@ -41,7 +41,7 @@ def load_trainer(config: Any) -> Any:
 
     set_seed(int(config.training_args.seed))
     accelerator = Accelerator(
-        cpu=True,
+        cpu=not _use_cuda(),
         mixed_precision=config.mixed_precision,
         gradient_accumulation_steps=int(config.training_args.gradient_accumulation_steps),
     )
@@ -49,6 +49,21 @@ def load_trainer(config: Any) -> Any:
         config=config, accelerator=accelerator
     )
     return trainer_cls(accelerator=accelerator, config=config, adapter=adapter)
+
+
+def _use_cuda() -> bool:
+    """CUDA when present, as ``accelerate`` picks the device for the real framework;
+    ``FLOW_FACTORY_SANDBOX_DEVICE=cpu`` (or ``cuda``) pins it (a sandbox-only switch)."""
+    import os
+
+    import torch
+
+    wanted = os.environ.get("FLOW_FACTORY_SANDBOX_DEVICE", "auto").lower()
+    if wanted not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"FLOW_FACTORY_SANDBOX_DEVICE must be auto, cpu or cuda, got {wanted!r}")
+    if wanted == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("FLOW_FACTORY_SANDBOX_DEVICE=cuda but torch sees no CUDA device")
+    return wanted == "cuda" or (wanted == "auto" and torch.cuda.is_available())
 
 
 __all__ = ["load_trainer", "resolve_trainer_class"]
