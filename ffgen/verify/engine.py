@@ -6,7 +6,6 @@ from ffgen.checkout import CheckoutView
 from ffgen.errors import UsageError
 from ffgen.verify import rules_classes, rules_examples, rules_registry, rules_roles
 from ffgen.verify.catalogue import finding
-from ffgen.verify.examples import load_examples
 from ffgen.verify.exceptions import apply_accepted, load_accepted
 from ffgen.verify.facts import build_facts
 from ffgen.verify.index import CheckoutIndex
@@ -29,7 +28,7 @@ def run_verify(view: CheckoutView, *, algorithm: str | None = None) -> Report:
                          f"{', '.join(keys) or '(none)'}")
     accepted = load_accepted(view)
     found: list[Finding] = [f for rule in FACT_RULES for f in rule(facts)]
-    found += rules_examples.check_examples(facts, load_examples(view))
+    found += rules_examples.check_examples(facts, facts.examples)
     found += _syntax(index)
     if algorithm is not None:
         found = [f for f in found if f.algorithm == algorithm or f.rule_id == "FF001"]

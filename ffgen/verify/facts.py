@@ -113,6 +113,13 @@ class Facts:
         return self._by_key.get(key)
 
     @cached_property
+    def examples(self):
+        """Every example config, parsed once per run (several rules read them)."""
+        from ffgen.verify.examples import load_examples
+
+        return load_examples(self.index.view)
+
+    @cached_property
     def optimizer_kinds(self) -> tuple[str, ...]:
         """The keys of the checkout's optimizer registry (``adamw``, ``muon`` when unreadable)."""
         for module in OPTIMIZER_REGISTRY_MODULES:

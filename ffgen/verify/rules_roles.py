@@ -306,9 +306,7 @@ def check_role_optimizers(facts: Facts) -> Iterator[Finding]:
 
 
 def _multirole_examples(facts: Facts, *, any_roles: bool):
-    from ffgen.verify.examples import load_examples
-
-    for ex in load_examples(facts.index.view):
+    for ex in facts.examples:
         if not isinstance(ex.data, dict):
             continue
         alg = facts.algorithm(ex.trainer_type)
