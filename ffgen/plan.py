@@ -297,8 +297,10 @@ def check_plan_verifies(view: CheckoutView, plan: Plan) -> None:
     """Refuse a plan that ``ffgen verify`` would flag: run it on the checkout as it would be."""
     from ffgen.verify import introduced_errors, run_verify
 
-    after = _overlay(view, list(plan.changes))
-    new_errors = introduced_errors(run_verify(view), run_verify(after))
+    report = run_verify(_overlay(view, list(plan.changes)))
+    if not report.errors:
+        return  # nothing to compare: the checkout as it would be is clean (the common case)
+    new_errors = introduced_errors(run_verify(view), report)
     if new_errors:
         f = new_errors[0]
         raise RefusedError(

@@ -131,7 +131,8 @@ class _Dumper:
         if cls._cls is None:
             import yaml
 
-            class Dumper(yaml.SafeDumper):
+            # libyaml's emitter when present (~5x faster on a record's pristine texts).
+            class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
                 pass
 
             def text(dumper, data: str):
@@ -176,7 +177,7 @@ def parse_record(text: str, where: str) -> Record:
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark is not None else ""

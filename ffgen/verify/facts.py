@@ -208,6 +208,12 @@ class Facts:
         """``required_trainable_roles`` as a literal tuple (and its line), when declared."""
         if args_cls is None:
             return None, 0
+        cache = self.__dict__.setdefault("_roles_cache", {})  # every example asks again
+        if id(args_cls) not in cache:
+            cache[id(args_cls)] = self._roles(args_cls)
+        return cache[id(args_cls)]
+
+    def _roles(self, args_cls: ClassInfo) -> tuple[tuple[str, ...] | None, int]:
         owner = self.own_method(args_cls, "required_trainable_roles")
         if owner is None:
             return None, 0
