@@ -1,7 +1,8 @@
 """The algorithm templates: static quality over every legal classification, and real training.
 
 Static: every legal classification renders args/trainer/test modules that compile and are
-ruff-clean (E,F,W,I,B,UP, line length 100), example YAML that parses, and a docs section.
+ruff-clean (E,F,W,I,B,UP, line length 100), example YAML that parses, and a docs section; its
+rendered Python is already ``ruff format``-clean for short and long algorithm names.
 
 Runtime (one sandbox copy per family, generated with ``ffgen new``): the example
 trains through ``BaseTrainer.start()`` via ``python -m flow_factory.train`` for >= 2 cycles with
@@ -33,10 +34,21 @@ import yaml
 from _checkout import RUFF, generate, parse_cycles, run_train
 from _render import family_context, legal_contexts, make_context, render_all
 
+from ffgen import render
+from ffgen.checkout_hints import CheckoutHints
+from ffgen.classify import legal_classifications
+from ffgen.context import build_context
+from ffgen.manifest import manifest_for
+from ffgen.names import parse_name
+
 FAMILIES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "dmd")
 # Minimum rise of the mean reward (last 3 cycles minus first 3); measured gains in the docstring.
 REWARD_GAIN = {"grpo": 0.15, "awm": 0.08}
 PROBE = Path(__file__).with_name("_probe.py")
+RUFF_FORMAT = [sys.executable, "-m", "ruff", "format", "--check", "--diff", "--isolated",
+               "--line-length", "100", "--target-version", "py310"]
+# Layouts depend on how long the name is: 1, 7 and 31 characters.
+FORMAT_NAMES = ("a", "my-algo", "my-very-long-algorithm-name-xyz")
 
 
 # ------------------------------------------------------------------ static
@@ -90,6 +102,30 @@ def test_every_legal_classification_renders_clean_python(tmp_path):
         assert "ffgen:begin" not in rendered["docs"]
     result = subprocess.run([*RUFF, str(tmp_path)], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout[-4000:]
+
+
+@pytest.mark.parametrize("name", FORMAT_NAMES)
+def test_every_legal_point_renders_ruff_formatted_python(name, tmp_path):
+    """Rule: what ``ffgen new`` renders needs no ``ruff format`` (check-templates' stage), at
+    every legal point, with and without the checkout's teacher loader (it changes the opd/dmd
+    code), whatever the name's length. Distinct files only, one ruff run per name."""
+    names = parse_name(name)
+    written: set[str] = set()
+    for c in legal_classifications(model_types=("toy", "sd3-5")):
+        for hints in (None, CheckoutHints(teacher_loader=True, examples=())):
+            ctx = build_context(names, c, hints)
+            for file in manifest_for(ctx).rendered:
+                source = render.render(file.template, ctx)
+                if file.path.endswith(".py") and source not in written:
+                    path = tmp_path / f"f{len(written):03d}_{ctx.family}" / Path(file.path).name
+                    path.parent.mkdir()
+                    path.write_text(source, encoding="utf-8")
+                    written.add(source)
+    assert len(written) > 100  # every family, state and ownership, not a handful of files
+    result = subprocess.run(
+        [*RUFF_FORMAT, str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
 @pytest.mark.parametrize("family", FAMILIES)

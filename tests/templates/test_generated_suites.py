@@ -55,6 +55,11 @@ def _skip_validation(call: str) -> tuple[str, str, str]:
     return T, call, call.replace("self._validate_structured_state(", "(lambda s, _: s)(")
 
 
+def _skip_validation_of(state: str, *, indent: int) -> tuple[str, str, str]:
+    """``_skip_validation`` of the call whose first argument, ``state``, is on its own line."""
+    return _skip_validation(f"self._validate_structured_state(\n{' ' * indent}{state}")
+
+
 def _primary_only(state: str) -> str:
     """A state expression narrowed to its primary component."""
     return f'LatentState({{"latent": {state}.components["latent"]}})'
@@ -238,8 +243,8 @@ STRUCTURED_MUTANTS: dict[str, dict[str, Mutant]] = {
     "offline_dpo": {
         "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
         "hook skips the state validation": (
-            [_skip_validation("self._validate_structured_state(chosen.clean_state"),
-             _skip_validation("self._validate_structured_state(rejected.clean_state")],
+            [_skip_validation_of("chosen.clean_state", indent=12),
+             _skip_validation_of("rejected.clean_state", indent=12)],
             HOOK_SKIPS_VALIDATION,
         ),
         "objective reads only the primary component": (
@@ -252,7 +257,7 @@ STRUCTURED_MUTANTS: dict[str, dict[str, Mutant]] = {
     "grpo": {
         "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
         "hook skips the state validation": (
-            [_skip_validation("self._validate_structured_state(step.state")],
+            [_skip_validation_of("step.state", indent=24)],
             HOOK_SKIPS_VALIDATION,
         ),
         "objective sign flipped": MUTANTS["grpo"]["objective sign flipped"],
