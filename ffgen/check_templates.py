@@ -31,7 +31,6 @@ suites) make their stage "skipped", with the reason, instead of failing.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -227,42 +226,16 @@ def answers_dict(c) -> dict[str, object]:
 def check_illegal() -> Illegal:
     """Every combination of the answers that is not a legal point must be refused by classify,
     with a one-line reason; and every combination classify accepts must be a legal point."""
-    from ffgen.classify import (
-        Acquisition,
-        Answers,
-        Dynamics,
-        Feedback,
-        FinetuneType,
-        Ownership,
-        Paradigm,
-        State,
-        Supervision,
-        SupervisionKind,
-        classify,
-    )
+    from ffgen.classify import answer_combinations, classify
     from ffgen.errors import FfgenError
 
     known = {c.answers for c in _enumerate()}
-    supervisions = (
-        *(Supervision(k) for k in SupervisionKind if k is not SupervisionKind.RECORD),
-        Supervision(SupervisionKind.RECORD, RECORD_TYPE),
-    )
-    axes = (Acquisition, Feedback, Paradigm, Dynamics, supervisions, State, Ownership, FinetuneType)
     count, problems = 0, []
-    for acq, fb, par, dyn, sup, st, own, ft in itertools.product(*axes):
-        answers = Answers(
-            acquisition=acq,
-            feedback=fb,
-            paradigm=par,
-            dynamics=dyn,
-            supervision=sup,
-            state=st,
-            ownership=own,
-            roles=ROLES if own is Ownership.MULTI_ROLE else (),
-            model_type=MODEL_TYPE,
-            finetune_type=ft,
-        )
-        name = "/".join(str(getattr(v, "value", v)) for v in (acq, fb, par, dyn, sup, st, own, ft))
+    for answers in answer_combinations((MODEL_TYPE,), RECORD_TYPE, ROLES):
+        a = answers
+        values = (a.acquisition, a.feedback, a.paradigm, a.dynamics, a.supervision, a.state,
+                  a.ownership, a.finetune_type)
+        name = "/".join(str(getattr(v, "value", v)) for v in values)
         try:
             classify(answers)
         except FfgenError as exc:

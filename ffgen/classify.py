@@ -429,12 +429,12 @@ def classify(a: Answers) -> Classification:
     return Classification(answers=a, contract=contract, family=family_for(a), category=category)
 
 
-def legal_classifications(
+def answer_combinations(
     model_types: tuple[str, ...] = ("toy",),
     record_type: str = "PairRecord",
     roles: tuple[str, ...] = ("generator", "critic"),
-) -> Iterator[Classification]:
-    """Every classification the rules allow, over all axes (for whole-matrix checks)."""
+) -> Iterator[Answers]:
+    """Every combination of the answers' values, legal or not (for whole-matrix checks)."""
     supervisions = (
         *(Supervision(k) for k in SupervisionKind if k is not SupervisionKind.RECORD),
         Supervision(SupervisionKind.RECORD, record_type),
@@ -443,10 +443,21 @@ def legal_classifications(
     for acq, fb, par, dyn, sup, st, own in itertools.product(*axes):
         for model_type, ft in itertools.product(model_types, FinetuneType):
             multi = own is Ownership.MULTI_ROLE
-            answers = Answers(
-                acq, fb, par, dyn, sup, st, own, roles if multi else (), model_type, ft
+            yield Answers(
+                acquisition=acq, feedback=fb, paradigm=par, dynamics=dyn, supervision=sup,
+                state=st, ownership=own, roles=roles if multi else (), model_type=model_type,
+                finetune_type=ft,
             )
-            try:
-                yield classify(answers)
-            except FfgenError:
-                continue
+
+
+def legal_classifications(
+    model_types: tuple[str, ...] = ("toy",),
+    record_type: str = "PairRecord",
+    roles: tuple[str, ...] = ("generator", "critic"),
+) -> Iterator[Classification]:
+    """Every classification the rules allow, over all axes (for whole-matrix checks)."""
+    for answers in answer_combinations(model_types, record_type, roles):
+        try:
+            yield classify(answers)
+        except FfgenError:
+            continue

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 
+from ffgen.classify import Answers
 from ffgen.errors import RefusedError
 
 ANSWERS_DIR = ".ffgen/answers"
@@ -25,23 +26,9 @@ HEADER = (
     "# Written by `ffgen new`: the answers to replay it (`ffgen new NAME --answers FILE`) and\n"
     "# the pristine render of every file it created (the base of `ffgen update`). Do not edit.\n"
 )
-# The answers a record may hold: each is the value of the `ffgen new` flag of the same name.
-ANSWER_KEYS = (
-    "name",
-    "class_name",
-    "acquisition",
-    "feedback",
-    "paradigm",
-    "dynamics",
-    "supervision",
-    "state",
-    "ownership",
-    "roles",
-    "role_cadence",
-    "model_type",
-    "finetune_type",
-    "category",
-)
+# The answers a record may hold: each is the value of the `ffgen new` flag of the same name
+# (NAME and --class-name, then one per field of the classifier's answers).
+ANSWER_KEYS = ("name", "class_name", *(f.name for f in fields(Answers)))
 _TOP_KEYS = ("format", "ffgen_version", "key", "contract", "answers", "files", "created",
              "registry", "docs")
 
