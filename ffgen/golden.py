@@ -41,13 +41,14 @@ EXAMPLES: dict[str, tuple[str, dict[str, str]]] = {
         "my-dpo",
         dict(acquisition="dataset", supervision="preference_pairs"),
     ),
-    "opd_multi_role": (
-        "my-roles",
+    "dmd_multi_role": (
+        "my-dmd",
         dict(
             acquisition="generation",
             feedback="none",
             ownership="multi_role",
-            roles="student,critic",
+            roles="generator,fake_score",
+            role_cadence="fake_score=3",
         ),
     ),
     "record_structured": (

@@ -71,9 +71,18 @@ def test_paradigm():
 
 
 def test_hook_selection():
-    """Rule: the trainer overrides the hooks its contract selects, never ``start()``."""
-    assert "start" not in vars(Trainer)
+    """Rule: the trainer overrides exactly the hooks its contract selects, never the driver
+    (``start()`` and the acquisition steps it calls)."""
+    driver = (
+        "start",
+        "run_generation_acquisition",
+        "_run_training_step",
+        "train_on_dataset_batch",
+        "prepare_feedback",
+    )
+    assert [name for name in driver if name in vars(Trainer)] == []
     assert Trainer.optimize_batch is not BaseTrainer.optimize_batch
+    assert Trainer.optimize is BaseTrainer.optimize
     assert not callable(getattr(Trainer, "sample", None))
     trainer = object.__new__(Trainer)
     trainer._validate_execution_hooks()
@@ -81,6 +90,7 @@ def test_hook_selection():
 
 def test_hook_validation_rejects_the_trainer_without_its_hook():
     """Rule: base hook validation refuses a copy of the trainer without its hook."""
+
     class WithoutHook(Trainer):
         optimize_batch = BaseTrainer.optimize_batch
 
@@ -136,6 +146,9 @@ class _Accelerator:
     def backward(self, loss):
         loss.backward()
 
+    def wait_for_everyone(self):
+        pass
+
 
 class _Adapter:
     """A one-parameter "model": velocity = weight * state; log-prob = weight per sample."""
@@ -180,8 +193,18 @@ class _Adapter:
         self.events.append(f"ema:{step}")
 
     # -- forward and reductions
-    def forward_state(self, *, batch, state, times, next_state=None, compute_log_prob=False,
-                      return_fields=(), noise_level=None, **kwargs):
+    def forward_state(
+        self,
+        *,
+        batch,
+        state,
+        times,
+        next_state=None,
+        compute_log_prob=False,
+        return_fields=(),
+        noise_level=None,
+        **kwargs,
+    ):
         velocity = LatentState({name: self.active * x for name, x in state.components.items()})
         log_prob = self.active * torch.ones(next(iter(state.components.values())).shape[0])
         return MultiModalStepOutput(log_prob=log_prob, velocity=velocity)
@@ -198,8 +221,12 @@ class _Adapter:
 
     def get_replay_step(self, batch, step_index):
         latent = batch["latent"]
-        return SimpleNamespace(state=LatentState({"latent": latent}), times=None,
-                               next_state=None, log_prob=batch["old_log_prob"])
+        return SimpleNamespace(
+            state=LatentState({"latent": latent}),
+            times=None,
+            next_state=None,
+            log_prob=batch["old_log_prob"],
+        )
 
     def get_terminal_state(self, batch):
         return LatentState({"latent": batch["latent"]})
@@ -215,12 +242,26 @@ class _Adapter:
         clean = torch.stack([media[0].payload for media in media_batch])
         return SimpleNamespace(clean_state=LatentState({"latent": clean}), forward_context={})
 
+    # -- checkpoints: the trainable weight, in one file
+    def save_checkpoint(
+        self, save_directory, model_only=True, include_training_roles=False, **kwargs
+    ):
+        self.events.append("save:model" if model_only else "save:state")
+        Path(save_directory).mkdir(parents=True, exist_ok=True)
+        torch.save(self.weight.detach().clone(), Path(save_directory) / "weight.pt")
+
+    def load_checkpoint(self, path, strict=True, resume_type=None):
+        with torch.no_grad():
+            self.weight.copy_(torch.load(Path(path) / "weight.pt"))
+
 
 def _noised(adapter, clean_state, primary_timesteps, *, batch, generator=None, noise=None):
     """Per component, linear interpolation to unit noise: x_t = (1 - t) x0 + t n, target n - x0."""
     clean = clean_state.components
-    units = {name: noise.components[name] if noise is not None else torch.ones_like(x)
-             for name, x in clean.items()}
+    units = {
+        name: noise.components[name] if noise is not None else torch.ones_like(x)
+        for name, x in clean.items()
+    }
     t = primary_timesteps.reshape(-1, 1)
     state = LatentState({name: (1 - t) * x + t * units[name] for name, x in clean.items()})
     target = LatentState({name: units[name] - x for name, x in clean.items()})
@@ -262,9 +303,17 @@ def _build_trainer(monkeypatch):
     built.accelerator = _Accelerator()
     built.adapter = _Adapter(events)
     built.training_args = _Args(
-        seed=7, num_inner_epochs=1, per_device_batch_size=2, num_inference_steps=2,
-        num_train_timesteps=2, gradient_accumulation_steps=WINDOW, clip_range=0.2, kl_beta=0.0,
-        advantage_temperature=1.0, beta=1.0, objective_guidance_scale=None,
+        seed=7,
+        num_inner_epochs=1,
+        per_device_batch_size=2,
+        num_inference_steps=2,
+        num_train_timesteps=2,
+        gradient_accumulation_steps=WINDOW,
+        clip_range=0.2,
+        kl_beta=0.0,
+        advantage_temperature=1.0,
+        beta=1.0,
+        objective_guidance_scale=None,
     )
     built.log_args = SimpleNamespace(save_freq=0, save_dir=None, run_name="test", verbose=False)
     built.eval_args = SimpleNamespace(eval_freq=0)
@@ -307,11 +356,15 @@ def _batch(index):
     supervision = "preference"
     output = PreferenceOutputBatch(chosen_media=(target,), rejected_media=(_media([1.0, 1.0]),))
     return OfflineBatch(
-        condition={}, condition_ids=(f"c{index}",), record_ids=(f"r{index}",), sources=("toy",),
+        condition={},
+        condition_ids=(f"c{index}",),
+        record_ids=(f"r{index}",),
+        sources=("toy",),
         source_ids=torch.tensor([0]),
         model_inputs=(NormalizedModelInput(prompt="a red fox", negative_prompt=None, media=()),),
         supervision_type=supervision,
-        output=output, metadata_json=("{}",),
+        output=output,
+        metadata_json=("{}",),
     )
 
 
@@ -392,6 +445,32 @@ def test_reference_equal_to_policy_gives_log_two(trainer):
     assert float(loss.detach()) == pytest.approx(math.log(2.0))
 
 
+# ------------------------------------------------------------------ checkpoints
+
+
+def test_model_only_checkpoint_restores_the_trained_weights_exactly(trainer, tmp_path):
+    """Rule: with ``log.save_model_only`` a checkpoint holds the trainable weights, and loading
+    it restores them bit for bit however far training moved on."""
+    trainer.log_args.save_model_only = True
+    trained, _ = _sgd_step(trainer, rank=1)
+    trainer.save_checkpoint(str(tmp_path), epoch=1)
+    moved_on, _ = _sgd_step(trainer, rank=1)
+    assert trained != 0.0 and moved_on != trained
+    trainer.load_checkpoint(str(tmp_path / "checkpoint-1"))
+    assert float(trainer.adapter.weight.detach()) == trained
+    assert trainer.events[-1:] == ["save:model"]
+
+
+def test_owned_snapshots_are_declared_runtime_children(trainer):
+    """Rule: the snapshots this run owns (EMA, reference) are declared runtime children,
+    so an exact checkpoint saves and restores them."""
+    trainer.training_args = Args.from_dict({**_example()["train"], "ema_decay": 0.9})
+    trainer.model_args = SimpleNamespace(finetune_type="full", resume_path=None, resume_type=None)
+    assert trainer.training_args.requires_ref_model is True
+    expected = ("adapter_ema", "adapter_reference")
+    assert trainer._declared_runtime_child_names() == expected
+
+
 # ------------------------------------------------------------------ distributed (two CPU processes)
 
 
@@ -400,20 +479,25 @@ def _rank_loss(trainer, rank):
     return _dpo_loss(trainer, _state([0.0, 0.0]), _state([1.0 + rank, 1.0]))[0]
 
 
-def _one_step(rank, world_size):
+def _sgd_step(trainer, rank, world_size=1):
     """One SGD step of the objective; with ``world_size > 1`` gradients are averaged first."""
+    weight = trainer.adapter.weight
+    weight.grad = None
+    _rank_loss(trainer, rank).backward()
+    if world_size > 1:
+        torch.distributed.all_reduce(weight.grad)
+        weight.grad /= world_size
+    grad = float(weight.grad)
+    with torch.no_grad():
+        weight -= 0.1 * weight.grad  # plain SGD
+    return float(weight.detach()), grad
+
+
+def _one_step(rank, world_size):
+    """``_sgd_step`` on a trainer of its own (each worker process builds one)."""
     patch = pytest.MonkeyPatch()
     try:
-        trainer = _build_trainer(patch)
-        weight = trainer.adapter.weight
-        _rank_loss(trainer, rank).backward()
-        if world_size > 1:
-            torch.distributed.all_reduce(weight.grad)
-            weight.grad /= world_size
-        grad = float(weight.grad)
-        with torch.no_grad():
-            weight -= 0.1 * weight.grad  # plain SGD
-        return float(weight.detach()), grad
+        return _sgd_step(_build_trainer(patch), rank, world_size)
     finally:
         patch.undo()
 
@@ -437,7 +521,9 @@ def test_two_processes_end_with_identical_weights(tmp_path):
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     try:
         torch.multiprocessing.start_processes(
-            _distributed_worker, args=(2, str(tmp_path / "init"), str(tmp_path)), nprocs=2,
+            _distributed_worker,
+            args=(2, str(tmp_path / "init"), str(tmp_path)),
+            nprocs=2,
             start_method=method,
         )
     except (OSError, PermissionError) as exc:

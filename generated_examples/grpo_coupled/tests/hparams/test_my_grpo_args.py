@@ -16,7 +16,8 @@ from flow_factory.contracts.execution import ONLINE_EXECUTION_CONTRACT
 from flow_factory.hparams.training_args.my_grpo import MyGrpoTrainingArguments as Args
 
 KEY = "my-grpo"
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples/my_grpo/lora/toy/default.yaml"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples/my_grpo/lora/toy/default.yaml"
 
 
 def _train() -> dict:

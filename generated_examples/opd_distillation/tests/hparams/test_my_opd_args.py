@@ -16,7 +16,8 @@ from flow_factory.contracts.execution import ONLINE_NO_FEEDBACK_EXECUTION_CONTRA
 from flow_factory.hparams.training_args.my_opd import MyOpdTrainingArguments as Args
 
 KEY = "my-opd"
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples/my_opd/lora/toy/default.yaml"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples/my_opd/lora/toy/default.yaml"
 
 
 def _train() -> dict:

@@ -16,7 +16,8 @@ from flow_factory.contracts.execution import OFFLINE_EXECUTION_CONTRACT
 from flow_factory.hparams.training_args.my_record import MyRecordTrainingArguments as Args
 
 KEY = "my-record"
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples/my_record/lora/toy/default.yaml"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples/my_record/lora/toy/default.yaml"
 
 
 def _train() -> dict:

@@ -18,10 +18,10 @@ __all__ = ["MyAwmTrainingArguments"]
 
 @dataclass
 class MyAwmTrainingArguments(TrainingArguments):
-    """Configure ``my-awm`` training (generation acquisition, runtime_reward feedback).
+    """Configure ``my-awm`` training.
 
-    The execution contract is a class constant selected by ``trainer_type``; it is never a field and
-    cannot be configured.
+    Generation acquisition, runtime_reward feedback. The execution contract is
+    a class constant selected by ``trainer_type``; it is never a field and cannot be configured.
     """
 
     execution_contract: ClassVar[ExecutionContract] = ONLINE_EXECUTION_CONTRACT
@@ -74,8 +74,8 @@ class MyAwmTrainingArguments(TrainingArguments):
         super().__post_init__()
         if self.trainer_type != "my-awm":
             raise ValueError(
-                f"{type(self).__name__} requires train.trainer_type='my-awm', "
-                f"received {self.trainer_type!r}"
+                f"{type(self).__name__} requires train.trainer_type="
+                f"'my-awm', received {self.trainer_type!r}"
             )
         if self.advantage_aggregation not in ("sum", "gdpo"):
             raise ValueError(

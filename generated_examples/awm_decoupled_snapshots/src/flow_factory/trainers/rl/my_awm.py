@@ -72,7 +72,11 @@ class MyAwmTrainer(BaseTrainer):
                 clean_state = adapter.get_terminal_state(batch)
                 advantages = batch["advantage"].float()
                 timesteps = self._sample_timesteps(
-                    state_batch_size(self, clean_state, "my-awm final samples")
+                    state_batch_size(
+                        self,
+                        clean_state,
+                        "my-awm final samples",
+                    )
                 )
                 for primary_timesteps in timesteps:
                     with self.accumulate_gradients():
@@ -111,7 +115,11 @@ class MyAwmTrainer(BaseTrainer):
         )
         with self.autocast():
             velocity = forward_velocity_state(
-                self, batch, noised.state, times, source="my-awm policy"
+                self,
+                batch,
+                noised.state,
+                times,
+                source="my-awm policy",
             )
         per_sample = flow_matching_per_sample_loss(self.adapter, velocity, noised)
         # Exponential advantage weights normalised to mean 1 over the batch: every sample is
@@ -129,7 +137,11 @@ class MyAwmTrainer(BaseTrainer):
         if args.kl_beta > 0.0:
             with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
                 reference_velocity = forward_velocity_state(
-                    self, batch, noised.state, times, source="my-awm reference"
+                    self,
+                    batch,
+                    noised.state,
+                    times,
+                    source="my-awm reference",
                 )
             kl = self._velocity_kl(velocity, reference_velocity, noised).mean()
             loss = loss + args.kl_beta * kl

@@ -17,10 +17,10 @@ __all__ = ["MyDpoTrainingArguments"]
 
 @dataclass
 class MyDpoTrainingArguments(OfflineFlowMatchingTrainingArguments):
-    """Configure ``my-dpo`` training (dataset acquisition, none feedback).
+    """Configure ``my-dpo`` training.
 
-    The execution contract is a class constant selected by ``trainer_type``; it is never a field and
-    cannot be configured.
+    Dataset acquisition, none feedback. The execution contract is
+    a class constant selected by ``trainer_type``; it is never a field and cannot be configured.
     """
 
     execution_contract: ClassVar[ExecutionContract] = OFFLINE_EXECUTION_CONTRACT
@@ -41,8 +41,8 @@ class MyDpoTrainingArguments(OfflineFlowMatchingTrainingArguments):
         super().__post_init__()
         if self.trainer_type != "my-dpo":
             raise ValueError(
-                f"{type(self).__name__} requires train.trainer_type='my-dpo', "
-                f"received {self.trainer_type!r}"
+                f"{type(self).__name__} requires train.trainer_type="
+                f"'my-dpo', received {self.trainer_type!r}"
             )
         if isinstance(self.beta, bool) or not isinstance(self.beta, (int, float)):
             raise TypeError(f"train.beta must be a finite float > 0, received {self.beta!r}")

@@ -87,7 +87,11 @@ class MyDpoTrainer(BaseTrainer):
         rejected_batch = bind_prepared_condition_output(prepared, rejected.forward_context)
         timesteps = sample_offline_timesteps(
             self.training_args,
-            batch_size=state_batch_size(self, chosen.clean_state, "my-dpo chosen state"),
+            batch_size=state_batch_size(
+                self,
+                chosen.clean_state,
+                "my-dpo chosen state",
+            ),
             device=device,
         )
         with self.accumulate_gradients():
@@ -143,16 +147,24 @@ class MyDpoTrainer(BaseTrainer):
             for arm, model_batch, times, noised in arms:
                 with self.autocast():
                     velocity = forward_velocity_state(
-                        self, model_batch, noised.state, times,
-                        source=f"my-dpo policy ({arm})", **overrides,
+                        self,
+                        model_batch,
+                        noised.state,
+                        times,
+                        source=f"my-dpo policy ({arm})",
+                        **overrides,
                     )
                 terms[f"policy_{arm}"].append(
                     flow_matching_per_sample_loss(adapter, velocity, noised)
                 )
                 with torch.no_grad(), adapter.use_ref_parameters(), self.autocast():
                     ref_velocity = forward_velocity_state(
-                        self, model_batch, noised.state, times,
-                        source=f"my-dpo reference ({arm})", **overrides,
+                        self,
+                        model_batch,
+                        noised.state,
+                        times,
+                        source=f"my-dpo reference ({arm})",
+                        **overrides,
                     )
                 terms[f"reference_{arm}"].append(
                     flow_matching_per_sample_loss(adapter, ref_velocity, noised)

@@ -18,10 +18,10 @@ __all__ = ["MyGrpoTrainingArguments"]
 
 @dataclass
 class MyGrpoTrainingArguments(TrainingArguments):
-    """Configure ``my-grpo`` training (generation acquisition, runtime_reward feedback).
+    """Configure ``my-grpo`` training.
 
-    The execution contract is a class constant selected by ``trainer_type``; it is never a field and
-    cannot be configured.
+    Generation acquisition, runtime_reward feedback. The execution contract is
+    a class constant selected by ``trainer_type``; it is never a field and cannot be configured.
     """
 
     execution_contract: ClassVar[ExecutionContract] = ONLINE_EXECUTION_CONTRACT
@@ -58,8 +58,8 @@ class MyGrpoTrainingArguments(TrainingArguments):
         super().__post_init__()
         if self.trainer_type != "my-grpo":
             raise ValueError(
-                f"{type(self).__name__} requires train.trainer_type='my-grpo', "
-                f"received {self.trainer_type!r}"
+                f"{type(self).__name__} requires train.trainer_type="
+                f"'my-grpo', received {self.trainer_type!r}"
             )
         if self.advantage_aggregation not in ("sum", "gdpo"):
             raise ValueError(

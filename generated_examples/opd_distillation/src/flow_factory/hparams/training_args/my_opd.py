@@ -18,10 +18,10 @@ __all__ = ["MyOpdTrainingArguments"]
 
 @dataclass
 class MyOpdTrainingArguments(TrainingArguments):
-    """Configure ``my-opd`` training (generation acquisition, none feedback).
+    """Configure ``my-opd`` training.
 
-    The execution contract is a class constant selected by ``trainer_type``; it is never a field and
-    cannot be configured.
+    Generation acquisition, none feedback. The execution contract is
+    a class constant selected by ``trainer_type``; it is never a field and cannot be configured.
     """
 
     execution_contract: ClassVar[ExecutionContract] = ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT
@@ -69,8 +69,8 @@ class MyOpdTrainingArguments(TrainingArguments):
         super().__post_init__()
         if self.trainer_type != "my-opd":
             raise ValueError(
-                f"{type(self).__name__} requires train.trainer_type='my-opd', "
-                f"received {self.trainer_type!r}"
+                f"{type(self).__name__} requires train.trainer_type="
+                f"'my-opd', received {self.trainer_type!r}"
             )
         if (
             isinstance(self.num_train_timesteps, bool)

@@ -104,13 +104,15 @@ class MyOpdTrainer(BaseTrainer):
             for batch in self._iter_prefetched_batches(ordered, int(args.per_device_batch_size)):
                 clean_state = adapter.get_terminal_state(batch)
                 timesteps = self._sample_timesteps(
-                    state_batch_size(self, clean_state, "my-opd final samples")
+                    state_batch_size(
+                        self,
+                        clean_state,
+                        "my-opd final samples",
+                    )
                 )
                 for primary_timesteps in timesteps:
                     with self.accumulate_gradients():
-                        loss, metrics = self._objective_loss(
-                            batch, clean_state, primary_timesteps
-                        )
+                        loss, metrics = self._objective_loss(batch, clean_state, primary_timesteps)
                         self.accelerator.backward(loss)
                         self._finish_microstep(loss, metrics)
 
@@ -137,12 +139,20 @@ class MyOpdTrainer(BaseTrainer):
             self.autocast(),
         ):
             teacher_velocity = forward_velocity_state(
-                self, batch, noised.state, times, source="my-opd teacher",
+                self,
+                batch,
+                noised.state,
+                times,
+                source="my-opd teacher",
                 **self._teacher_forward_overrides(),
             )
         with self.autocast():
             student_velocity = forward_velocity_state(
-                self, batch, noised.state, times, source="my-opd student"
+                self,
+                batch,
+                noised.state,
+                times,
+                source="my-opd student",
             )
         teacher_target = NoisedState(
             state=noised.state, target_velocity=teacher_velocity.detach(), noise=noised.noise

@@ -18,10 +18,10 @@ __all__ = ["MyRecordTrainingArguments"]
 
 @dataclass
 class MyRecordTrainingArguments(OfflineFlowMatchingTrainingArguments):
-    """Configure ``my-record`` training (dataset acquisition, none feedback).
+    """Configure ``my-record`` training.
 
-    The execution contract is a class constant selected by ``trainer_type``; it is never a field and
-    cannot be configured.
+    Dataset acquisition, none feedback. The execution contract is
+    a class constant selected by ``trainer_type``; it is never a field and cannot be configured.
     """
 
     execution_contract: ClassVar[ExecutionContract] = OFFLINE_EXECUTION_CONTRACT
@@ -35,6 +35,6 @@ class MyRecordTrainingArguments(OfflineFlowMatchingTrainingArguments):
         super().__post_init__()
         if self.trainer_type != "my-record":
             raise ValueError(
-                f"{type(self).__name__} requires train.trainer_type='my-record', "
-                f"received {self.trainer_type!r}"
+                f"{type(self).__name__} requires train.trainer_type="
+                f"'my-record', received {self.trainer_type!r}"
             )

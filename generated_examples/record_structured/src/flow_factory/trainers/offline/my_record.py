@@ -75,9 +75,7 @@ class CaptionRecord:
             if not isinstance(value, str) or not value:
                 raise ValueError(f"{name}.{attribute} must be a non-empty str, received {value!r}")
         if not isinstance(self.prompt, str):
-            raise TypeError(
-                f"{name}.prompt must be a str, received {type(self.prompt).__name__}"
-            )
+            raise TypeError(f"{name}.prompt must be a str, received {type(self.prompt).__name__}")
         if self.negative_prompt is not None and not isinstance(self.negative_prompt, str):
             raise TypeError(
                 f"{name}.negative_prompt must be a str or None, "
@@ -199,12 +197,17 @@ class MyRecordTrainer(BaseTrainer):
         prepared = adapter.prepare_condition_state(condition)
         encoded = adapter.encode_output_state(output.target_media, prepared)
         clean_state = self._validate_structured_state(
-            encoded.clean_state, "my-record target"
+            encoded.clean_state,
+            "my-record target",
         )
         model_batch = bind_prepared_condition_output(prepared, encoded.forward_context)
         timesteps = sample_offline_timesteps(
             self.training_args,
-            batch_size=state_batch_size(self, clean_state, "my-record target state"),
+            batch_size=state_batch_size(
+                self,
+                clean_state,
+                "my-record target state",
+            ),
             device=device,
         )
         with self.accumulate_gradients():

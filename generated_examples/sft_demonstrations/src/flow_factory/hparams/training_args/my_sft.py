@@ -17,10 +17,10 @@ __all__ = ["MySftTrainingArguments"]
 
 @dataclass
 class MySftTrainingArguments(OfflineFlowMatchingTrainingArguments):
-    """Configure ``my-sft`` training (dataset acquisition, none feedback).
+    """Configure ``my-sft`` training.
 
-    The execution contract is a class constant selected by ``trainer_type``; it is never a field and
-    cannot be configured.
+    Dataset acquisition, none feedback. The execution contract is
+    a class constant selected by ``trainer_type``; it is never a field and cannot be configured.
     """
 
     execution_contract: ClassVar[ExecutionContract] = OFFLINE_EXECUTION_CONTRACT
@@ -34,6 +34,6 @@ class MySftTrainingArguments(OfflineFlowMatchingTrainingArguments):
         super().__post_init__()
         if self.trainer_type != "my-sft":
             raise ValueError(
-                f"{type(self).__name__} requires train.trainer_type='my-sft', "
-                f"received {self.trainer_type!r}"
+                f"{type(self).__name__} requires train.trainer_type="
+                f"'my-sft', received {self.trainer_type!r}"
             )

@@ -83,7 +83,11 @@ class MySftTrainer(BaseTrainer):
         model_batch = bind_prepared_condition_output(prepared, encoded.forward_context)
         timesteps = sample_offline_timesteps(
             self.training_args,
-            batch_size=state_batch_size(self, clean_state, "my-sft target state"),
+            batch_size=state_batch_size(
+                self,
+                clean_state,
+                "my-sft target state",
+            ),
             device=device,
         )
         with self.accumulate_gradients():

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Type
 _TRAINER_REGISTRY: Dict[str, str] = {
     "sft": "flow_factory.trainers.offline.sft.SFTTrainer",
     "offline-dpo": "flow_factory.trainers.offline.offline_dpo.OfflineDPOTrainer",
-    "my-roles": "flow_factory.trainers.distillation.my_roles.MyRolesTrainer",
+    "my-dmd": "flow_factory.trainers.distillation.my_dmd.MyDmdTrainer",
 }
 
 

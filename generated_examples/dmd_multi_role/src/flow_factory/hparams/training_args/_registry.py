@@ -6,7 +6,7 @@ import importlib
 from typing import Dict, Type
 
 from ._base import TrainingArguments
-from .my_roles import MyRolesTrainingArguments
+from .my_dmd import MyDmdTrainingArguments
 from .offline_dpo import OfflineDPOTrainingArguments
 from .sft import SFTTrainingArguments
 
@@ -16,7 +16,7 @@ from .sft import SFTTrainingArguments
 _TRAINING_ARGS_REGISTRY: Dict[str, Type[TrainingArguments]] = {
     "sft": SFTTrainingArguments,
     "offline-dpo": OfflineDPOTrainingArguments,
-    "my-roles": MyRolesTrainingArguments,
+    "my-dmd": MyDmdTrainingArguments,
 }
 
 

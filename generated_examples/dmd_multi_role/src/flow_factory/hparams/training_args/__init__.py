@@ -6,7 +6,7 @@ from ..gradient_checkpointing import (
 )
 from ._base import EvaluationArguments, TrainingArguments
 from ._registry import get_training_args_class, list_registered_training_args
-from .my_roles import MyRolesTrainingArguments
+from .my_dmd import MyDmdTrainingArguments
 from .offline_dpo import OfflineDPOTrainingArguments
 from .sft import SFTTrainingArguments
 from .teacher import TeacherConfig
@@ -18,7 +18,7 @@ __all__ = [
     "GradientCheckpointingSpec",
     "SFTTrainingArguments",
     "OfflineDPOTrainingArguments",
-    "MyRolesTrainingArguments",
+    "MyDmdTrainingArguments",
     "TeacherConfig",
     "get_training_args_class",
     "list_registered_training_args",

@@ -15,7 +15,7 @@ from .optimizer_args import (
 from .reward_args import RewardArguments
 from .scheduler_args import SchedulerArguments
 from .training_args import (
-    MyRolesTrainingArguments,
+    MyDmdTrainingArguments,
     OfflineDPOTrainingArguments,
     SFTTrainingArguments,
     TeacherConfig,
@@ -33,7 +33,7 @@ __all__ = [
     "GradientCheckpointingSpec",
     "SFTTrainingArguments",
     "OfflineDPOTrainingArguments",
-    "MyRolesTrainingArguments",
+    "MyDmdTrainingArguments",
     "TeacherConfig",
     "get_training_args_class",
     "ArgABC",
