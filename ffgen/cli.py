@@ -131,16 +131,17 @@ def sandbox(
     directory: Path = typer.Argument(
         ..., metavar="DIR", help="Where to create the practice checkout."
     ),
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Output."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
     """Create a miniature, runnable Flow-Factory checkout to try ffgen on."""
-    from ffgen.sandbox import create_sandbox
+    from ffgen.sandbox import run_sandbox
 
     try:
-        target = create_sandbox(directory)
+        code = run_sandbox(directory, fmt)
     except FfgenError as exc:
         _fail(exc, debug)
-    typer.echo(f"sandbox checkout created at {target}")
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -252,6 +253,20 @@ def check(
     from ffgen.lifecycle import run_check
 
     _run(debug, lambda: run_check(checkout, fmt))
+
+
+@app.command()
+def skill(
+    checkout: Path | None = _CHECKOUT,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diff; write nothing."),
+    force: bool = typer.Option(False, "--force", help="Overwrite a skill file edited by hand."),
+    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
+    debug: bool = _DEBUG,
+) -> None:
+    """Write the agent skill that drives ffgen into the checkout (.agents/skills/ffgen/SKILL.md)."""
+    from ffgen.skill import run_skill
+
+    _run(debug, lambda: run_skill(checkout, dry_run=dry_run, force=force, fmt=fmt))
 
 
 def main() -> None:

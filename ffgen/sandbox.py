@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
-from ffgen.errors import RefusedError
+from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.render import templates_root
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+FORMATS = ("text", "json")
 
 
 def sandbox_source() -> Path:
@@ -22,3 +24,16 @@ def create_sandbox(target: Path) -> Path:
         raise RefusedError(f"{target} exists and is not empty; choose a new directory")
     shutil.copytree(sandbox_source(), target, ignore=_IGNORE, dirs_exist_ok=True)
     return target
+
+
+def run_sandbox(target: Path, fmt: str) -> int:
+    """The command: check the format first (a bad one creates nothing), create, report."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r} is not valid; choose text or json")
+    created = create_sandbox(target)
+    if fmt == "json":
+        # The absolute root, so a caller can pass it on as --checkout from anywhere.
+        print(json.dumps({"checkout": str(created.resolve())}, indent=2))
+    else:
+        print(f"sandbox checkout created at {created}")
+    return EXIT_OK
