@@ -76,7 +76,9 @@ def run_new(req: NewRequest, console: Console | None = None) -> int:
     console = console or output_console()
     root, plan, classification = prepare_new(req, console)
     if req.fmt == "json":
-        console.print_json(json.dumps(plan_json(plan, classification)))
+        data = plan_json(plan, classification)
+        print_plain_json({**data, "dry_run": req.dry_run,
+                          "written": not req.dry_run and not plan.conflicts})
     else:
         show_plan(console, plan, classification, diffs=req.dry_run)
     if plan.conflicts:
@@ -205,6 +207,11 @@ def plan_json(plan: Plan, c: Classification) -> dict[str, object]:
         "category": c.category,
         "files": files_json(plan),
     }
+
+
+def print_plain_json(data: object) -> None:
+    """JSON for machines: plain text on stdout (rich would colour and wrap it on a terminal)."""
+    print(json.dumps(data, indent=2))
 
 
 def files_json(plan: Plan) -> list[dict[str, str]]:

@@ -7,13 +7,12 @@ Each one is thin: find the checkout, ask the planning module (:mod:`ffgen.status
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rich.console import Console
 
 from ffgen.checkout import CheckoutView, find_root
-from ffgen.commands import files_json, show_changes
+from ffgen.commands import files_json, print_plain_json, show_changes
 from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
 from ffgen.plan import Plan
 
@@ -32,7 +31,8 @@ def _console() -> Console:
 
 
 def _print_json(console: Console, data: object) -> None:
-    console.print_json(json.dumps(data))
+    """Plain JSON on stdout: never coloured or wrapped, even on a terminal (agents read it)."""
+    print_plain_json(data)
 
 
 # -- list ----------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ def _show_and_apply(
 ) -> int:
     if fmt == "json":
         data = {"algorithm": plan.key, "command": verb, "dry_run": dry_run,
-                "files": files_json(plan), **(extra or {})}
+                "written": not dry_run, "files": files_json(plan), **(extra or {})}
         _print_json(console, data)
     else:
         console.print(f"[bold]{plan.key}[/bold]: {verb}{' (dry run)' if dry_run else ''}")
@@ -128,9 +128,10 @@ def run_update(
     result = plan_update(CheckoutView(root), key)
     hunks = [c.describe() for c in result.conflicts]
     if hunks and conflict == "refuse":
-        if fmt == "json":
-            _print_json(console, {"algorithm": key, "command": "update", "conflicts": hunks,
-                                  "written": False})
+        if fmt == "json":  # the same shape as a plan that was applied, with written false
+            _print_json(console, {"algorithm": key, "command": "update", "dry_run": dry_run,
+                                  "written": False, "files": files_json(result.plan),
+                                  "conflicts": hunks})
         raise RefusedError(
             f"{len(hunks)} conflict(s) between your edits and the new templates, nothing "
             f"written: {'; '.join(hunks)}; resolve them by hand or re-run with --conflict inline"

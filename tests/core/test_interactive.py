@@ -107,3 +107,14 @@ def test_many_model_types_are_numbered_with_the_examples_favourite_as_default(tm
     screen = ANSI.sub("", term.buffer)
     assert "examples/my_algo/lora/flux2/default.yaml" in screen
     assert all(len(line) <= 60 for line in screen.splitlines()), screen
+
+
+def test_json_on_a_terminal_stays_plain_and_parses(sandbox):
+    """rich colours and wraps what it prints to a terminal; JSON for agents must not be."""
+    import json
+
+    term = Terminal(["list", "--checkout", str(sandbox), "--format", "json"], cwd=sandbox,
+                    columns=40)
+    assert term.wait() == 0, term.buffer
+    data = json.loads(term.buffer.replace("\r\n", "\n"))
+    assert {a["key"] for a in data["algorithms"]} >= {"sft", "offline-dpo"}
