@@ -87,7 +87,7 @@ def test_fast_form_passes_every_stage_on_every_legal_point(tmp_path, monkeypatch
     ],
 )
 def test_a_broken_template_point_fails_naming_point_and_stage(monkeypatch, stage, edit):
-    _only_points(monkeypatch, ("grpo", "sft", "awm"))
+    _only_points(monkeypatch, ("grpo", "sft"))
     _break_trainer(monkeypatch, "grpo", edit)
     code, payload = _json()
     assert code == 1
@@ -99,9 +99,10 @@ def test_a_broken_template_point_fails_naming_point_and_stage(monkeypatch, stage
     others = [p for p in payload["points"][1:] if p["failure"]]
     assert all(p["failure"]["stage"] not in ("compile", "verify") for p in others)
 
-    text = _invoke()
-    assert text.exit_code == 1
-    assert "FAILED: point p000 (grpo/" in text.output and f"at stage {stage}:" in text.output
+    if stage == "compile":  # the text form names the same point and stage (once is enough)
+        text = _invoke()
+        assert text.exit_code == 1
+        assert "FAILED: point p000 (grpo/" in text.output and f"at stage {stage}:" in text.output
 
 
 def test_a_failing_generated_suite_is_the_suite_stage_of_its_point(monkeypatch):
