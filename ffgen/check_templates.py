@@ -729,7 +729,7 @@ def check_templates_cmd(*, full: bool, fmt: str) -> int:
     from ffgen.errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE
 
     if fmt not in FORMATS:
-        print(f"ffgen check-templates: --format {fmt!r} is not one of text, json", file=sys.stderr)
+        print(f"error: --format {fmt!r} is not valid; choose text or json", file=sys.stderr)
         return EXIT_USAGE
     if fmt == "json":
         report = run_check(full=full)
