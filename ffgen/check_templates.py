@@ -565,7 +565,7 @@ def _suite_outcome(p: PointResult, outcome: dict | None, tail: str) -> None:
 # -- the suite runner (child process) ------------------------------------------------------------
 
 
-class _Failures:
+class FailedTests:
     """pytest plugin: the names of the tests that failed (in any phase)."""
 
     def __init__(self) -> None:
@@ -593,7 +593,7 @@ def suite_runner(spec_path: str, out_path: str) -> None:
         sys.path.insert(0, str(Path(root) / "src"))
         importlib.invalidate_caches()
         os.chdir(root)
-        failures = _Failures()
+        failures = FailedTests()
         started = time.perf_counter()
         code = pytest.main(
             ["-q", "-p", "no:cacheprovider", "--rootdir", root, *item["tests"]], plugins=[failures]

@@ -21,23 +21,14 @@ import sys
 import time
 from pathlib import Path
 
+from ffgen.check_templates import FailedTests
+
 
 def _forget(test_modules: set[str]) -> None:
     for name in list(sys.modules):
         if name in test_modules or name == "flow_factory" or name.startswith("flow_factory."):
             del sys.modules[name]
     importlib.invalidate_caches()
-
-
-class _Failures:
-    """pytest plugin: the names of the tests that failed (in any phase)."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def pytest_runtest_logreport(self, report) -> None:
-        if report.failed:
-            self.names.append(report.nodeid.rsplit("::", 1)[-1])
 
 
 def _mutated(base: Path, edits: list[list[str]]) -> dict[Path, str] | str:
@@ -64,7 +55,7 @@ def _run(base: Path, job: dict, test_modules: set[str]) -> dict[str, object]:
     _forget(test_modules)
     args = ["-q", "-x", "-p", "no:cacheprovider", "--rootdir", str(base),
             *(str(base / path) for path in job["tests"])]
-    failures = _Failures()
+    failures = FailedTests()
     started, cpu_started = time.perf_counter(), _cpu_seconds()
     code = int(pytest.main(args, plugins=[failures]))
     return {"exit": code, "failed": failures.names,
