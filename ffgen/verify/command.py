@@ -28,7 +28,7 @@ def verify_cmd(
     if problem:
         return _fail(problem)
     if explain is not None:
-        return explain_rule(explain)
+        return explain_rule(explain, fmt)
     if fix:
         return fix_cmd(checkout, algorithm, fmt, dry_run)
     from ffgen.checkout import CheckoutView, find_root
@@ -57,6 +57,8 @@ def _flag_problem(fmt: str, explain: str | None, fix: bool, dry_run: bool) -> st
         return "--explain and --fix do not combine; run them separately"
     if explain is None and fmt not in FORMATS:
         return f"--format {fmt!r} is not one of {', '.join(FORMATS)}"
+    if explain is not None and fmt not in ("text", "json"):
+        return f"--explain prints text or json, not {fmt!r}; use --format text or --format json"
     if fix and fmt not in FIX_FORMATS:
         return f"--fix prints text or json, not {fmt!r}; use --format text or --format json"
     return ""
@@ -123,12 +125,20 @@ def print_fix_text(result, root: Path, dry_run: bool) -> None:
                   f"{len(result.after.warnings)} warning(s) remain")
 
 
-def explain_rule(rule_id: str) -> int:
+def explain_rule(rule_id: str, fmt: str = "text") -> int:
     from ffgen.verify.catalogue import BY_ID, SANCTIONED_EXTENSIONS
 
     rule = BY_ID.get(rule_id.strip().upper())
     if rule is None:
         return _fail(f"unknown rule {rule_id!r}; known: {', '.join(BY_ID)}")
+    sanctioned = SANCTIONED_EXTENSIONS if rule.id == "FF305" else {}
+    if fmt == "json":
+        print(json.dumps({
+            "rule_id": rule.id, "severity": rule.severity, "title": rule.title,
+            "rationale": rule.rationale, "fix": rule.fix,
+            "sanctioned": [{"class": c, "module": m} for c, m in sanctioned.items()],
+        }, indent=2))
+        return EXIT_OK
     print(f"{rule.id} [{rule.severity}] {rule.title}\n")
     print(rule.rationale)
     if rule.id == "FF305":

@@ -219,6 +219,15 @@ def test_verify_json_clean_and_with_a_finding(generated):
     assert TRAINER_ENTRY.strip() in repaired["files"][0]["diff"]
 
 
+@pytest.mark.parametrize("rule", ["FF305", "FF101"])
+def test_verify_explain_json(rule):
+    result = invoke("verify", "--explain", rule, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = valid("verify", result)
+    assert data["rule_id"] == rule and data["rationale"] and data["fix"]
+    assert bool(data["sanctioned"]) is (rule == "FF305")
+
+
 def test_verify_fix_json_with_a_finding_left(tmp_path):
     root = tmp_path / "faithful"
     shutil.copytree(FAITHFUL, root)
