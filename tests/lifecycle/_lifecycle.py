@@ -16,6 +16,10 @@ CASES = {
         "--acquisition", "generation", "--feedback", "none", "--ownership", "multi_role",
         "--roles", "generator,fake_score",
     ],
+    "dmd_cadence": [
+        "--acquisition", "generation", "--feedback", "none", "--ownership", "multi_role",
+        "--roles", "generator,fake_score", "--role-cadence", "fake_score=3",
+    ],
     "grpo_structured_newcat": [*SPECS["grpo"], "--state", "structured", "--category", "newcat"],
 }
 

@@ -13,7 +13,7 @@ def replay(runner, root, name, record, *flags):
     return ffgen(runner, "new", name, "--checkout", str(root), "--answers", str(record), *flags)
 
 
-@pytest.mark.parametrize("case", ["grpo", "offline_dpo", "record", "opd_multi_role",
+@pytest.mark.parametrize("case", ["grpo", "offline_dpo", "record", "dmd_cadence",
                                   "grpo_structured_newcat"])
 def test_replaying_a_record_into_a_fresh_checkout_reproduces_it_byte_for_byte(
     runner, tmp_path, case
