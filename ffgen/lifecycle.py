@@ -47,21 +47,23 @@ def run_list(checkout: Path | None, fmt: str, console: Console | None = None) ->
     if fmt == "json":
         _print_json(console, {"algorithms": [s.as_dict() for s in states]})
         return EXIT_OK
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("key", "contract", "paradigm", "category", "ffgen", "files"):
-        table.add_column(column)
-    for s in states:
-        table.add_row(
-            s.key,
-            (s.contract or "?").removesuffix("_EXECUTION_CONTRACT"),
-            s.paradigm or "?",
-            s.category or "?",
-            "generated" if s.generated else "hand-written",
-            s.state,
+    rows = [("key", "contract", "paradigm", "category", "ffgen", "files")]
+    rows += [
+        (
+            st.key,
+            (st.contract or "?").removesuffix("_EXECUTION_CONTRACT"),
+            st.paradigm or "?",
+            st.category or "?",
+            "generated" if st.generated else "hand-written",
+            st.state,
         )
-    console.print(table)
+        for st in states
+    ]
+    # Plain aligned columns: nothing is truncated, whatever the width (pipes, CI logs).
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for number, row in enumerate(rows):
+        line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        console.print(f"[bold]{line}[/bold]" if number == 0 else line, highlight=False)
     return EXIT_OK
 
 
