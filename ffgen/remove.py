@@ -42,6 +42,7 @@ class Target:
     created: tuple[str, ...]
     docs: RecordedDocs | None
     record: Record | None
+    keep_exports: frozenset[str] = frozenset()  # re-export files left alone (shared classes)
 
 
 def plan_remove(view: CheckoutView, key: str, *, force: bool) -> Plan:
@@ -123,20 +124,27 @@ def _attributed(view: CheckoutView, key: str) -> Target:
         trainer_cls.name,
         category,
     )
-    others = {a.key for a in facts.algorithms} - {key}
-    shared_classes = {
-        id(c)
+    # A class another algorithm uses, as its own or as a base, is shared: its module is never
+    # deleted and its re-exports stay (grpo-guard runs on GRPO's classes, tdm subclasses dmd2's).
+    shared = {
+        id(base)
         for a in facts.algorithms
-        if a.key in others
+        if a.key != key
         for c in (a.args_cls, a.trainer_cls)
         if c is not None
+        for base in facts.index.mro(c)
     }
     owned = []
     for cls in (args_cls, trainer_cls):
-        if id(cls) not in shared_classes and _only_defines(view, cls.path, cls.name):
+        if id(cls) not in shared and _only_defines(view, cls.path, cls.name):
             owned.append((cls.path, None))
     owned += [(p, None) for p in _examples_of(view, key)]
-    return Target(key, False, entries, tuple(owned), (), None, None)
+    keep = set()
+    if id(args_cls) in shared:
+        keep |= {layout.ARGS_INIT, layout.HPARAMS_INIT}
+    if id(trainer_cls) in shared:
+        keep.add(layout.category_init_path(category))
+    return Target(key, False, entries, tuple(owned), (), None, None, frozenset(keep))
 
 
 def _only_defines(view: CheckoutView, path: str, class_name: str) -> bool:
@@ -243,6 +251,8 @@ def _shared_changes(view: CheckoutView, target: Target) -> list[FileChange]:
         return []
     out = []
     for edit in registry_edits(target.entries):
+        if edit.path in target.keep_exports:
+            continue
         change = _inverse(view, edit, target.created)
         if change is not None:
             out.append(change)

@@ -111,3 +111,29 @@ def test_an_unknown_key_is_a_usage_error(runner, sandbox):
     result = remove(runner, sandbox, "nope")
     assert result.exit_code == 2
     assert "not a registered algorithm key" in result.output and "ffgen list" in result.output
+
+
+FAITHFUL = __import__("pathlib").Path(__file__).parents[1] / "fixtures" / "faithful_checkout"
+
+
+@pytest.mark.parametrize(("key", "shared_module"), [
+    ("grpo", "src/flow_factory/hparams/training_args/grpo.py"),  # grpo-guard's own classes
+    ("dmd2", "src/flow_factory/hparams/training_args/dmd2.py"),  # tdm's args subclass them
+])
+def test_forced_removal_never_takes_what_another_algorithm_builds_on(
+    runner, tmp_path, key, shared_module
+):
+    """On the real layout, a class another algorithm uses as its own or as a base is shared:
+    its module and its re-exports stay, only the key's registry entries go."""
+    import shutil
+
+    root = shutil.copytree(FAITHFUL, tmp_path / "checkout")
+    before = (root / shared_module).read_text()
+    result = remove(runner, root, key, "--force")
+    assert result.exit_code == 0, result.output
+    assert (root / shared_module).read_text() == before
+    registry = (root / "src/flow_factory/hparams/training_args/_registry.py").read_text()
+    assert f'"{key}":' not in registry
+    verify = ffgen(runner, "verify", "--checkout", str(root), "--format", "json")
+    broken = [f for f in json_out(verify)["findings"] if f["rule_id"].startswith("FF1")]
+    assert broken == []  # no import, re-export or registry entry left dangling
