@@ -36,8 +36,7 @@ class Target:
     """What one removal takes out, however it was found (record or verify's attribution)."""
 
     key: str
-    generated: bool
-    entries: Entries | None  # None: nothing is registered under the key any more
+    entries: Entries
     owned: tuple[tuple[str, str | None], ...]  # (path, pristine sha256 or None when unknown)
     created: tuple[str, ...]
     docs: RecordedDocs | None
@@ -93,7 +92,6 @@ def _from_record(view: CheckoutView, record: Record) -> Target:
     replayed = replay(view, record, facts.model_types)
     return Target(
         key=record.key,
-        generated=True,
         entries=entries_of(replayed.ctx),
         owned=tuple((f.path, f.sha256) for f in record.files),
         created=record.created,
@@ -144,7 +142,7 @@ def _attributed(view: CheckoutView, key: str) -> Target:
         keep |= {layout.ARGS_INIT, layout.HPARAMS_INIT}
     if id(trainer_cls) in shared:
         keep.add(layout.category_init_path(category))
-    return Target(key, False, entries, tuple(owned), (), None, None, frozenset(keep))
+    return Target(key, entries, tuple(owned), (), None, None, frozenset(keep))
 
 
 def _only_defines(view: CheckoutView, path: str, class_name: str) -> bool:
@@ -184,8 +182,6 @@ def _trainer_type(view: CheckoutView, path: str) -> object:
 
 def references(view: CheckoutView, target: Target) -> list[str]:
     """Uses of the algorithm outside what the removal takes out, as ``path:line: what``."""
-    if target.entries is None:
-        return []
     e = target.entries
     mine = {p for p, _ in target.owned} | {edit.path for edit in registry_edits(e)}
     mine |= {layout.ARGS_REGISTRY, layout.TRAINER_REGISTRY}
@@ -247,8 +243,6 @@ def _delete(view: CheckoutView, path: str) -> FileChange:
 
 
 def _shared_changes(view: CheckoutView, target: Target) -> list[FileChange]:
-    if target.entries is None:
-        return []
     out = []
     for edit in registry_edits(target.entries):
         if edit.path in target.keep_exports:
