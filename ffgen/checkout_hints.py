@@ -54,16 +54,12 @@ def _has_teacher_loader(view: CheckoutView) -> bool:
 
 
 def _examples(view: CheckoutView) -> tuple[ExampleSettings, ...]:
-    import yaml
+    from ffgen.verify.examples import load_examples
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ~10x faster
     found = []
-    for path in sorted(view.files(EXAMPLES_GLOB)):
-        try:
-            data = yaml.load(view.read(path) or "", Loader=loader)
-        except yaml.YAMLError:
-            continue  # verify reports unreadable configs; they just offer no settings here
-        settings = _settings(path, data)
+    # Unreadable configs load as data None: verify reports them; they offer no settings here.
+    for example in load_examples(view):
+        settings = _settings(example.path, example.data)
         if settings is not None:
             found.append(replace(settings, kind=_kind(view, settings.trainer_type)))
     return tuple(found)

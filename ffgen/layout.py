@@ -56,6 +56,12 @@ def trainer_dotted_path(category: str, module: str, class_name: str) -> str:
     return f"flow_factory.trainers.{category}.{module}.{class_name}"
 
 
+def trainer_category(dotted_module: str) -> str | None:
+    """``flow_factory.trainers.rl.grpo`` -> ``rl`` (None for a module outside a category)."""
+    parts = dotted_module.split(".")
+    return parts[2] if len(parts) >= 4 and parts[:2] == ["flow_factory", "trainers"] else None
+
+
 def example_path(module: str, finetune_type: str, model_type: str) -> str:
     return f"{EXAMPLES_DIR}/{module}/{finetune_type}/{model_dir(model_type)}/default.yaml"
 

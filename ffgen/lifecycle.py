@@ -30,11 +30,6 @@ def _console() -> Console:
     return output_console()
 
 
-def _print_json(console: Console, data: object) -> None:
-    """Plain JSON on stdout: never coloured or wrapped, even on a terminal (agents read it)."""
-    print_plain_json(data)
-
-
 # -- list ----------------------------------------------------------------------------------
 
 
@@ -45,7 +40,7 @@ def run_list(checkout: Path | None, fmt: str, console: Console | None = None) ->
     console = console or _console()
     states = checkout_states(CheckoutView(find_root(checkout)))
     if fmt == "json":
-        _print_json(console, {"algorithms": [s.as_dict() for s in states]})
+        print_plain_json({"algorithms": [s.as_dict() for s in states]})
         return EXIT_OK
     rows = [("key", "contract", "paradigm", "category", "ffgen", "files")]
     rows += [
@@ -94,7 +89,7 @@ def _show_and_apply(
     if fmt == "json":
         data = {"algorithm": plan.key, "command": verb, "dry_run": dry_run,
                 "written": not dry_run, "files": files_json(plan), **(extra or {})}
-        _print_json(console, data)
+        print_plain_json(data)
     else:
         console.print(f"[bold]{plan.key}[/bold]: {verb}{' (dry run)' if dry_run else ''}")
         show_changes(console, plan, diffs=dry_run)
@@ -131,7 +126,7 @@ def run_update(
     hunks = [c.describe() for c in result.conflicts]
     if hunks and conflict == "refuse":
         if fmt == "json":  # the same shape as a plan that was applied, with written false
-            _print_json(console, {"algorithm": key, "command": "update", "dry_run": dry_run,
+            print_plain_json({"algorithm": key, "command": "update", "dry_run": dry_run,
                                   "written": False, "files": files_json(result.plan),
                                   "conflicts": hunks})
         raise RefusedError(
@@ -165,7 +160,7 @@ def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -
     states = [s for s in checkout_states(CheckoutView(find_root(checkout))) if s.generated]
     problems = [(s, _problem(s)) for s in states if _problem(s)]
     if fmt == "json":
-        _print_json(console, {
+        print_plain_json({
             "ok": not problems,
             "algorithms": [
                 {"key": s.key, "behind": list(s.behind),

@@ -113,7 +113,7 @@ def _attributed(view: CheckoutView, key: str) -> Target:
             f"{key}: verify cannot resolve both its classes, so ffgen cannot tell what belongs "
             "to it; remove it by hand"
         )
-    category = trainer_cls.module.split(".")[2] if trainer_cls.module.count(".") >= 3 else ""
+    category = layout.trainer_category(trainer_cls.module) or ""
     entries = Entries(
         key,
         args_cls.module.rsplit(".", 1)[-1],
@@ -155,26 +155,11 @@ def _only_defines(view: CheckoutView, path: str, class_name: str) -> bool:
 
 
 def _examples_of(view: CheckoutView, key: str) -> list[str]:
-    examples = view.files(f"{layout.EXAMPLES_DIR}/**/*.yaml")
-    return [p for p in examples if _trainer_type(view, p) == key]
+    """Example configs that train ``key`` (read as verify reads them: ``train.trainer_type``,
+    the framework's default when absent)."""
+    from ffgen.verify.examples import load_examples
 
-
-def _trainer_type(view: CheckoutView, path: str) -> object:
-    import yaml
-
-    text = view.read(path) or ""
-    if "trainer_type" not in text:
-        return None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    train = data.get("train")
-    if isinstance(train, dict) and "trainer_type" in train:
-        return train["trainer_type"]
-    return data.get("trainer_type")
+    return [ex.path for ex in load_examples(view) if ex.data and ex.trainer_type == key]
 
 
 # -- references that block a removal ---------------------------------------------------------

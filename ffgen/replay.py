@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ffgen import interview
 from ffgen.checkout import CheckoutView
-from ffgen.checkout_hints import read_hints
+from ffgen.checkout_hints import CheckoutHints, read_hints
 from ffgen.classify import Answers, Classification, classify
 from ffgen.context import RenderContext, build_context
 from ffgen.errors import FfgenError, RefusedError, UsageError
@@ -96,8 +96,14 @@ def classification_of(
         raise RefusedError(f"{where}: {exc.message}") from None
 
 
-def replay(view: CheckoutView, record: Record, model_types: tuple[str, ...]) -> Replayed:
-    """What ``new`` computes today from ``record``'s answers, in this checkout."""
+def replay(
+    view: CheckoutView,
+    record: Record,
+    model_types: tuple[str, ...],
+    hints: CheckoutHints | None = None,
+) -> Replayed:
+    """What ``new`` computes today from ``record``'s answers, in this checkout (``hints``: the
+    checkout's, when the caller replays several records)."""
     try:
         names = parse_name(record.answers["name"], record.answers.get("class_name"))
     except FfgenError as exc:
@@ -108,5 +114,5 @@ def replay(view: CheckoutView, record: Record, model_types: tuple[str, ...]) -> 
             "restore the record from version control"
         )
     c = classification_of(flags_from(record), model_types, record.path)
-    ctx = build_context(names, c, read_hints(view))
+    ctx = build_context(names, c, hints if hints is not None else read_hints(view))
     return Replayed(record, names, c, ctx, manifest_for(ctx))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ffgen import layout
 from ffgen.checkout import CheckoutView
 from ffgen.manifest import registry_edits
 from ffgen.plan import render_all
@@ -62,16 +63,22 @@ class AlgorithmState:
 
 def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
     """Every algorithm: registered ones in registry order, then generated ones not registered."""
+    from ffgen.checkout_hints import read_hints
     from ffgen.facts import read_facts
 
     records = {r.key: r for r in all_records(view)}
     model_types = read_facts(view).model_types
+    hints = read_hints(view) if records else None  # once, not once per record
+
+    def generated(record: Record) -> AlgorithmState:
+        return generated_state(view, record, model_types, hints)
+
     out = [
-        generated_state(view, records[key], model_types) if key in records else state
+        generated(records[key]) if key in records else state
         for key, state in _registered(view).items()
     ]
     seen = {s.key for s in out}
-    out += [generated_state(view, r, model_types) for k, r in records.items() if k not in seen]
+    out += [generated(r) for k, r in records.items() if k not in seen]
     return tuple(out)
 
 
@@ -83,18 +90,16 @@ def _registered(view: CheckoutView) -> dict[str, AlgorithmState]:
     out = {}
     for a in facts.algorithms:
         contract = facts.contract(a.args_cls).value if a.args_cls is not None else None
-        category = None
-        if a.trainer_cls is not None and a.trainer_cls.module.count(".") >= 3:
-            category = a.trainer_cls.module.split(".")[2]
+        category = layout.trainer_category(a.trainer_cls.module) if a.trainer_cls else None
         paradigm = facts.paradigm(a.trainer_cls) or facts.paradigm(a.args_cls)
         out[a.key] = AlgorithmState(a.key, contract, paradigm, category, generated=False)
     return out
 
 
 def generated_state(
-    view: CheckoutView, record: Record, model_types: tuple[str, ...]
+    view: CheckoutView, record: Record, model_types: tuple[str, ...], hints=None
 ) -> AlgorithmState:
-    replayed = replay(view, record, model_types)
+    replayed = replay(view, record, model_types, hints)
     rendered = render_all(replayed.ctx, replayed.manifest)
     behind = [p for p, text in rendered.files.items() if _pristine(record, p) != text]
     behind += [f.path for f in record.files if f.path not in rendered.files]
