@@ -15,7 +15,6 @@ from ffgen.checkout import CheckoutView
 
 TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
 TEACHER_HELPER = "load_teachers"
-EXAMPLES_GLOB = "examples/**/*.yaml"
 
 
 @dataclass(frozen=True)
