@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 SPECS = {
@@ -37,3 +38,20 @@ def snapshot(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and "__pycache__" not in p.parts
     }
+
+
+def tree(root: Path) -> dict[str, object]:
+    """Everything under ``root`` without following links, keyed relative to it: file bytes,
+    ``"dir"`` for folders, ``("link", target)`` for symlinks. Equal trees: nothing changed."""
+    out: dict[str, object] = {}
+    for here, folders, files in os.walk(root):
+        for name in (*folders, *files):
+            path = Path(here) / name
+            key = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                out[key] = ("link", os.readlink(path))
+            elif path.is_dir():
+                out[key] = "dir"
+            else:
+                out[key] = path.read_bytes()
+    return out

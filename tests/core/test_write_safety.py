@@ -20,27 +20,11 @@ from ffgen.errors import RefusedError
 from ffgen.lock import LOCK_PATH, WAIT_ENV, checkout_lock
 from ffgen.paths import check_spelling, safe_relative
 from ffgen.plan import FileChange, Plan, Status
-from tests.helpers import SPECS
+from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
 NAME = "my-grpo"
 EXAMPLE_DIR = "examples/my_grpo"
-
-
-def tree(root: Path) -> dict[str, object]:
-    """Everything under ``root`` without following links: file bytes, folders, link targets."""
-    found: dict[str, object] = {}
-    for here, folders, files in os.walk(root):
-        rel = Path(here).relative_to(root)
-        for name in folders:
-            path = Path(here) / name
-            key = (rel / name).as_posix()
-            found[key] = f"-> {os.readlink(path)}" if path.is_symlink() else "<dir>"
-        for name in files:
-            path = Path(here) / name
-            key = (rel / name).as_posix()
-            found[key] = f"-> {os.readlink(path)}" if path.is_symlink() else path.read_bytes()
-    return found
 
 
 def new_args(root: Path, *extra: str) -> list[str]:

@@ -8,7 +8,6 @@ file, folder or link in the checkout (or next to it) changed.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import pytest
 
 from ffgen.cli import app
 from ffgen.sandbox import create_sandbox
+from tests.helpers import tree
 
 GRPO = ["--acquisition", "generation", "--feedback", "runtime_reward", "--paradigm", "coupled"]
 SFT = ["--acquisition", "dataset", "--supervision", "demonstrations"]
@@ -255,23 +255,6 @@ CASES = [
 ]
 
 
-def tree(*folders: Path) -> dict[str, object]:
-    """Every file's bytes, every folder and every link's target, under ``folders``."""
-    out: dict[str, object] = {}
-    for folder in folders:
-        for dirpath, dirnames, filenames in os.walk(folder):
-            for name in (*dirnames, *filenames):
-                path = Path(dirpath) / name
-                key = str(path)
-                if path.is_symlink():
-                    out[key] = ("link", os.readlink(path))
-                elif path.is_dir():
-                    out[key] = "dir"
-                else:
-                    out[key] = path.read_bytes()
-    return out
-
-
 def _deny_reads(monkeypatch, denied: Path) -> None:
     real = Path.read_text
 
@@ -303,7 +286,7 @@ def test_bad_input_gives_one_clear_line_and_changes_nothing(
     outside.mkdir()
     if case.setup is not None:
         case.setup(root, outside)
-    before = tree(root, outside)
+    before = (tree(root), tree(outside))
     args = [a.replace("{root}", str(root)).replace("{outside}", str(outside)) for a in case.args]
     if case.unreadable is not None:
         _deny_reads(monkeypatch, root / case.unreadable)
@@ -318,7 +301,7 @@ def test_bad_input_gives_one_clear_line_and_changes_nothing(
     assert "Traceback" not in result.output
     for fragment in case.expect:
         assert fragment in lines[0], f"{fragment!r} not in {lines[0]!r}"
-    assert tree(root, outside) == before
+    assert (tree(root), tree(outside)) == before
 
 
 @pytest.mark.parametrize(

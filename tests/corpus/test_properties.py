@@ -16,7 +16,6 @@ then checks one of two outcomes:
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -33,6 +32,7 @@ from ffgen.errors import UsageError
 from ffgen.names import parse_name
 from ffgen.sandbox import create_sandbox
 from ffgen.verify import run_verify
+from tests.helpers import tree
 
 # -- names -------------------------------------------------------------------------------------
 
@@ -191,22 +191,6 @@ def invocations(draw) -> tuple[str, dict[str, str], tuple[str, ...], dict | None
 
 
 # -- running one example -------------------------------------------------------------------------
-
-
-def tree(root: Path) -> dict[str, object]:
-    """Every file's bytes, every folder and every link's target under ``root``."""
-    out: dict[str, object] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for entry in (*dirnames, *filenames):
-            path = Path(dirpath) / entry
-            key = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                out[key] = ("link", os.readlink(path))
-            elif path.is_dir():
-                out[key] = "dir"
-            else:
-                out[key] = path.read_bytes()
-    return out
 
 
 def command_line(root: Path, outside: Path, invocation) -> list[str]:
