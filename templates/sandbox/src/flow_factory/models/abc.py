@@ -540,11 +540,15 @@ class BaseAdapter(ABC):
         folder.mkdir(parents=True, exist_ok=True)
         torch.save(self._checkpoint_state_dict(include_training_roles), folder / "model.pt")
 
-    def load_checkpoint(self, path: str, strict: bool = True, resume_type: str | None = None) -> None:
+    def load_checkpoint(
+        self, path: str, strict: bool = True, resume_type: str | None = None
+    ) -> None:
         """Load the trainable weights (every role's) a checkpoint folder's ``model.pt`` holds."""
-        self._load_checkpoint_state_dict(torch.load(Path(path) / "model.pt"))
+        self._load_checkpoint_state_dict(torch.load(Path(path) / "model.pt"), strict=strict)
 
-    def _checkpoint_state_dict(self, include_training_roles: bool = True) -> dict[str, torch.Tensor]:
+    def _checkpoint_state_dict(
+        self, include_training_roles: bool = True
+    ) -> dict[str, torch.Tensor]:
         """The base role's trainable weights under their names, each other role's (when
         included) as ``<role>::<name>``."""
         state = self.trainable_state_dict()
@@ -554,12 +558,15 @@ class BaseAdapter(ABC):
                     state[f"{role}::{name}"] = tensor
         return state
 
-    def _load_checkpoint_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
+    def _load_checkpoint_state_dict(
+        self, state: Mapping[str, torch.Tensor], strict: bool = True
+    ) -> None:
+        """The inverse of :meth:`_checkpoint_state_dict`; ``strict``: every role must be there."""
         self.load_trainable_state_dict({k: v for k, v in state.items() if "::" not in k})
         for role in self._variant_order[1:]:
             prefix = f"{role}::"
             part = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-            if part:
+            if part or strict:
                 self._load_variant_state_dict(role, part)
 
     def trainable_state_dict(self) -> dict[str, torch.Tensor]:

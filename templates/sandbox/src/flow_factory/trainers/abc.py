@@ -787,24 +787,11 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         return path
 
     def _model_state_dict(self) -> dict[str, torch.Tensor]:
-        """Trainable weights of every role: the base role's under their own names, each other
-        role's as ``<role>::<name>`` (the prepared bundle holds them all)."""
-        state = self.adapter.trainable_state_dict()
-        for role in self._required_trainable_roles()[1:]:
-            for name, tensor in self.adapter._variant_state_dict(role).items():
-                state[_role_key(role, name)] = tensor
-        return state
+        """Trainable weights of every role (the prepared bundle holds them all)."""
+        return self.adapter._checkpoint_state_dict(include_training_roles=True)
 
     def _load_model_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
-        secondary = self._required_trainable_roles()[1:]
-        prefixes = tuple(_role_key(role, "") for role in secondary)
-        self.adapter.load_trainable_state_dict(
-            {k: v for k, v in state.items() if not k.startswith(prefixes)}
-        )
-        for role, prefix in zip(secondary, prefixes, strict=True):
-            self.adapter._load_variant_state_dict(
-                role, {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
-            )
+        self.adapter._load_checkpoint_state_dict(state, strict=True)
 
     def load_checkpoint(self, path: str, resume_type: str | None = None) -> None:
         """``resume_type="state"``: everything (exact resume); otherwise, as the real trainer
@@ -828,10 +815,6 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             torch.random.set_rng_state(state["rng"])
         if state.get("prompt_cursor") is not None:
             self._prompt_resume = tuple(state["prompt_cursor"])
-
-
-def _role_key(role: str, name: str) -> str:
-    return f"{role}::{name}"
 
 
 def _to_float(value: Any) -> float:
