@@ -104,8 +104,12 @@ def test_safe_relative_refuses_links_out_dangling_links_and_files_in_the_way(tmp
             safe_relative(root, rel)
 
 
-@pytest.mark.parametrize("rel", ["../escape.py", "/tmp/ffgen-escape-test.py"])
+@pytest.mark.parametrize("rel", ["../escape.py", "ABSOLUTE"])
 def test_apply_refuses_paths_that_leave_the_checkout(tmp_path, rel):
+    # The absolute target lies beside the checkout, inside this test's own temporary folder, so
+    # no file left by another run can decide the outcome.
+    escape = tmp_path / "ffgen-escape-test.py"
+    rel = str(escape) if rel == "ABSOLUTE" else rel
     root = tmp_path / "root"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "a.py").write_text("A = 1\n")
@@ -120,7 +124,7 @@ def test_apply_refuses_paths_that_leave_the_checkout(tmp_path, rel):
     with pytest.raises(RefusedError, match="absolute|'..'"):
         apply_plan(root, plan)
     assert tree(tmp_path) == before
-    assert not Path("/tmp/ffgen-escape-test.py").exists()
+    assert not escape.exists() and not (tmp_path / "escape.py").exists()
 
 
 def test_apply_refuses_to_delete_through_a_link(tmp_path):
