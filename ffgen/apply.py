@@ -2,34 +2,38 @@
 
 Everything is validated before the first write: content (Python compiles, YAML parses), that no
 file changed on disk since the plan, and that every path stays inside the checkout
-(:mod:`ffgen.paths`). The checkout's lock (:mod:`ffgen.lock`) is held throughout. Each file is
-written through a temporary sibling and ``os.replace``; deleted files are kept in a journal. If
-anything fails, or SIGINT / SIGTERM arrives, every file already touched is restored (deleted ones
-come back, created files and folders go) before the error propagates.
+(:mod:`ffgen.paths`). The checkout's lock (:mod:`ffgen.lock`) is held throughout. The
+write-ahead journal (:mod:`ffgen.journal`) is on disk before the first write, so even SIGKILL
+or a power cut leaves a tree the next command makes fully old or fully new. Each file is written
+through a fsynced temporary sibling and ``os.replace``: a replaced file keeps its mode, encoding,
+BOM and line endings (:mod:`ffgen.textfile`), a created one gets the mode the umask gives. If
+anything fails, or SIGINT / SIGTERM arrives, every file already touched is restored from the
+journal (deleted ones come back, created files and folders go) before the error propagates.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from ffgen import journal, textfile
 from ffgen.errors import FfgenError, RefusedError
-from ffgen.lock import checkout_lock
 from ffgen.paths import check_spelling, safe_relative
 from ffgen.plan import FileChange, Plan, Status
 
 # Test-only hook, read on every write: after the k-th write or delete, touch the marker file and
-# sleep, so a test can send a signal in the middle of an apply. Never set it outside tests.
-PAUSE_AFTER_ENV = "FFGEN_TEST_PAUSE_AFTER_WRITE"  # k (1-based)
+# sleep, so a test can send a signal in the middle of an apply (k = 0: once the lock is taken,
+# before the first write; k = writes + 1: after the last, before the commit). Never set it
+# outside tests.
+PAUSE_AFTER_ENV = "FFGEN_TEST_PAUSE_AFTER_WRITE"  # k
 PAUSE_MARKER_ENV = "FFGEN_TEST_PAUSE_MARKER"  # file to touch (outside the checkout)
+PAUSE_SECONDS_ENV = "FFGEN_TEST_PAUSE_SECONDS"  # how long to sleep there (default 30)
 PAUSE_SECONDS = 30.0
 
 
@@ -45,11 +49,28 @@ class Interrupted(FfgenError):
         )
 
 
+class InterruptedAfterWrites(FfgenError):
+    """SIGINT or SIGTERM after the last write: the apply is complete, and the line says so."""
+
+    def __init__(self, signum: int, count: int, root: Path) -> None:
+        name = signal.Signals(signum).name
+        super().__init__(
+            f"interrupted by {name} after the last write: the command had finished, "
+            f"{count} file(s) written under {root}",
+            exit_code=128 + signum,
+        )
+
+
 def validate_content(change: FileChange) -> None:
     """Python must compile and YAML must parse, or nothing is written."""
     if change.path.endswith(".py"):
         try:
             compile(change.new, change.path, "exec", dont_inherit=True)
+        except (RecursionError, MemoryError):
+            raise RefusedError(
+                f"{change.path}: planned content is nested too deeply to compile; "
+                "nothing was written"
+            ) from None
         except SyntaxError as exc:
             raise RefusedError(
                 f"{change.path}:{exc.lineno}: planned content does not compile ({exc.msg}); "
@@ -66,12 +87,20 @@ def validate_content(change: FileChange) -> None:
             ) from None
 
 
-def _check_unchanged_since_plan(path: Path, change: FileChange) -> None:
+def _current(path: Path, rel: str) -> tuple[bytes | None, str | None]:
+    """The file's bytes and its text as ffgen plans on it (None, None: absent)."""
     try:
-        current = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
-        current = None
-    if current != change.old:
+        return None, None
+    try:
+        return data, textfile.decode(data, rel)
+    except (UnicodeDecodeError, RefusedError):
+        return data, None
+
+
+def _check_unchanged_since_plan(change: FileChange, text: str | None) -> None:
+    if text != change.old:
         raise RefusedError(
             f"{change.path} changed on disk after ffgen planned its edit; run the command again"
         )
@@ -94,8 +123,20 @@ def _target(root: Path, change: FileChange) -> Path:
     return path
 
 
-def _validate(root: Path, writes: tuple[FileChange, ...]) -> list[tuple[FileChange, Path]]:
-    targets: list[tuple[FileChange, Path]] = []
+@dataclass(frozen=True)
+class _Write:
+    """One change, ready: where it lands, the bytes it writes (None: a delete), the file's old
+    bytes and mode (None: absent)."""
+
+    change: FileChange
+    path: Path
+    data: bytes | None
+    old: bytes | None
+    mode: int | None
+
+
+def _validate(root: Path, writes: tuple[FileChange, ...]) -> list[_Write]:
+    targets: list[_Write] = []
     seen: dict[Path, str] = {}
     for change in writes:
         path = _target(root, change)
@@ -105,109 +146,53 @@ def _validate(root: Path, writes: tuple[FileChange, ...]) -> list[tuple[FileChan
                 "nothing was written"
             )
         seen[path] = change.path
-        _check_unchanged_since_plan(path, change)
-        targets.append((change, path))
+        old, text = _current(path, change.path)
+        _check_unchanged_since_plan(change, text)
+        mode = None if old is None else path.stat().st_mode & 0o7777
+        targets.append(_Write(change, path, _bytes_for(change, old), old, mode))
     return targets
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write ``text`` atomically: readers see the old file or the new one, never half."""
-    _replace(path, text.encode("utf-8"), mode=None)
+def _bytes_for(change: FileChange, old: bytes | None) -> bytes | None:
+    """What lands on disk: a replaced file keeps its encoding, BOM and line endings."""
+    if change.status is Status.DELETE:
+        return None
+    if old is None:
+        return change.new.encode("utf-8")
+    return textfile.encode_like(old, change.new, change.path)
 
 
-def _replace(path: Path, data: bytes, mode: int | None) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".ffgen-tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        elif path.exists():
-            shutil.copymode(path, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_file(path: Path, data: bytes, mode: int) -> None:
+    """Write ``data`` atomically and durably (see :func:`ffgen.journal.durable_write`)."""
+    journal.durable_write(path, data, mode)
 
 
-@dataclass
-class _Journal:
-    """What to undo: original bytes (and modes) of touched files, paths created and removed."""
-
-    originals: dict[Path, tuple[bytes, int]] = field(default_factory=dict)
-    deleted: dict[Path, tuple[bytes, int]] = field(default_factory=dict)
-    created_files: list[Path] = field(default_factory=list)
-    created_dirs: list[Path] = field(default_factory=list)
-    removed_dirs: list[Path] = field(default_factory=list)
-
-    def keep(self, path: Path, into: dict[Path, tuple[bytes, int]]) -> None:
-        into[path] = (path.read_bytes(), path.stat().st_mode & 0o7777)
-
-    def rollback(self) -> None:
-        for folder in reversed(self.removed_dirs):  # outermost first
-            folder.mkdir(exist_ok=True)
-        for path, (data, mode) in {**self.deleted, **self.originals}.items():
-            _replace(path, data, mode)
-        for path in reversed(self.created_files):
-            path.unlink(missing_ok=True)
-        touched = [*self.originals, *self.deleted, *self.created_files]
-        for path in touched:  # a signal between mkstemp and its bookkeeping leaves a temp file
-            if path.parent.is_dir():
-                for stray in path.parent.glob(f".{path.name}.*.ffgen-tmp"):
-                    stray.unlink(missing_ok=True)
-        for folder in reversed(self.created_dirs):
-            if folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
-
-
-def _make_parents(root: Path, path: Path, journal: _Journal) -> None:
+def _missing_parents(root: Path, path: Path) -> list[Path]:
+    """Folders to create for ``path``, outermost first."""
     missing = []
     parent = path.parent
     while not parent.exists() and parent != root:
         missing.append(parent)
         parent = parent.parent
-    for folder in reversed(missing):
-        journal.created_dirs.append(folder)  # before mkdir: an interrupt may come in between
-        folder.mkdir()
+    return missing[::-1]
 
 
-def _delete(path: Path, journal: _Journal) -> None:
-    journal.keep(path, journal.deleted)
-    path.unlink()
-
-
-def _drop_bytecode(path: Path, journal: _Journal) -> None:
-    """A deleted module's cached bytecode goes with it (a cache, so not journaled), and its
-    ``__pycache__`` when that held nothing else."""
-    cache = path.parent / "__pycache__"
-    if path.suffix != ".py" or not cache.is_dir() or cache.is_symlink():
-        return
-    stale = list(cache.glob(f"{path.stem}.*.pyc"))
-    for pyc in stale:
-        pyc.unlink(missing_ok=True)
-    if stale and not any(cache.iterdir()):
-        journal.removed_dirs.append(cache)
-        cache.rmdir()
-
-
-def _remove_emptied_folders(root: Path, deleted: list[Path], journal: _Journal) -> None:
-    """Folders that held a deleted file and are empty now go, up to (not including) the root.
-
-    Every folder on the way held a file before this apply, so none of them was empty before.
-    """
-    for path in deleted:
-        _drop_bytecode(path, journal)
-        folder = path.parent
-        # ``folder.is_dir()``: a sibling deleted earlier may already have taken it away.
-        while (
-            folder != root
-            and root in folder.parents
-            and folder.is_dir()
-            and not any(folder.iterdir())
-        ):
-            journal.removed_dirs.append(folder)
-            folder.rmdir()
-            folder = folder.parent
+def _journal_for(root: Path, key: str, targets: list[_Write]) -> journal.Journal:
+    entries = [
+        journal.Entry(
+            path=w.change.path,
+            old=w.old,
+            mode=w.mode,
+            new_sha256=None if w.data is None else journal.digest(w.data),
+        )
+        for w in targets
+    ]
+    folders: dict[Path, None] = {}
+    for w in targets:
+        if w.old is None:
+            folders.update(dict.fromkeys(_missing_parents(root, w.path)))
+    dirs = [f.relative_to(root).as_posix() for f in folders]
+    return journal.new_journal(key, entries, dirs)
 
 
 def _test_pause(count: int) -> None:
@@ -218,37 +203,54 @@ def _test_pause(count: int) -> None:
     marker = os.environ.get(PAUSE_MARKER_ENV)
     if marker:
         Path(marker).touch()
-    time.sleep(PAUSE_SECONDS)
+    time.sleep(float(os.environ.get(PAUSE_SECONDS_ENV, PAUSE_SECONDS)))
 
 
-def _carry_out(root: Path, targets: list[tuple[FileChange, Path]], journal: _Journal) -> None:
+def _carry_out(root: Path, targets: list[_Write], new_mode: int) -> None:
     deleted = []
-    for count, (change, path) in enumerate(targets, start=1):
-        if change.status is Status.DELETE:
-            _delete(path, journal)
-            deleted.append(path)
-        elif path.exists():
-            journal.keep(path, journal.originals)
-            write_file(path, change.new)
-        else:
-            _make_parents(root, path, journal)
-            journal.created_files.append(path)
-            write_file(path, change.new)
+    for count, w in enumerate(targets, start=1):
+        try:
+            if w.data is None:
+                w.path.unlink()
+                deleted.append(w.path)
+            else:
+                for folder in _missing_parents(root, w.path):
+                    folder.mkdir()
+                write_file(w.path, w.data, new_mode if w.mode is None else w.mode)
+        except OSError as exc:
+            raise _write_failed(w.change.path, exc) from exc
         _test_pause(count)
-    _remove_emptied_folders(root, deleted, journal)
+    try:
+        _remove_emptied_folders(root, deleted)
+        journal.fsync_dirs(w.path.parent for w in targets)
+    except OSError as exc:
+        raise _write_failed("a folder", exc) from exc
+
+
+def _remove_emptied_folders(root: Path, deleted: list[Path]) -> None:
+    journal.remove_emptied_folders(root, deleted)
+
+
+def _write_failed(where: str, exc: OSError) -> RefusedError:
+    why = exc.strerror or str(exc)
+    return RefusedError(
+        f"cannot write {where} ({why}); every file was put back as it was, nothing was written"
+    )
 
 
 class _SignalGuard:
     """While armed, SIGINT/SIGTERM raise :class:`Interrupted`; otherwise they wait.
 
-    A signal that arrives while not armed (taking the lock, validating, rolling back, releasing
-    the lock) is held back: re-delivered with the previous handler once the guard exits
-    normally, dropped when an error is already on its way out.
+    A signal that arrives while not armed is held back: before the writes it stops the apply
+    before the first one; after the last it ends the command with
+    :class:`InterruptedAfterWrites` (the tree is fully new, and the line reports what was
+    written); it is dropped when an error is already on its way out.
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self) -> None:
+    def __init__(self, count: int, root: Path) -> None:
+        self.count, self.root = count, root
         self.pending: int | None = None
         self.is_armed = False
         self.previous: dict[int, object] = {}
@@ -283,7 +285,7 @@ class _SignalGuard:
         for signum, handler in self.previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         if self.pending is not None and exc_type is None:
-            signal.raise_signal(self.pending)
+            raise InterruptedAfterWrites(self.pending, self.count, self.root)
 
 
 def apply_plan(root: Path, plan: Plan) -> tuple[FileChange, ...]:
@@ -292,13 +294,22 @@ def apply_plan(root: Path, plan: Plan) -> tuple[FileChange, ...]:
         raise RefusedError("refusing to apply a plan with conflicts")
     writes = plan.writes
     top = root.resolve()
-    with _SignalGuard() as guard, checkout_lock(top):
+    with _SignalGuard(len(writes), top) as guard, journal.exclusive(top):
+        _test_pause(0)  # the plan is made, nothing is written yet
         targets = _validate(top, writes)
-        journal = _Journal()
+        record = _journal_for(top, plan.key, targets)
+        new_mode = journal.umask_mode()
+        try:
+            journal.begin(top, record, new_mode)
+        except OSError as exc:
+            raise _write_failed(journal.JOURNAL_PATH, exc) from exc
         try:
             with guard.armed():
-                _carry_out(top, targets, journal)
+                _carry_out(top, targets, new_mode)
+            _test_pause(len(targets) + 1)  # every file written, the journal not yet removed
         except BaseException:
-            journal.rollback()
+            journal.undo(top, record)
+            journal.end(top)
             raise
+        journal.end(top)
     return writes

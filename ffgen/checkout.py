@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ffgen import layout
+from ffgen import layout, textfile
 from ffgen.errors import RefusedError, UsageError
 
 
@@ -24,9 +24,10 @@ class CheckoutView:
     def read(self, rel: str) -> str | None:
         path = self.root / rel
         try:
-            return path.read_text(encoding="utf-8")
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            return None
+            # Decoded as Python reads source (BOM, PEP 263); apply writes it back the same way.
+            return textfile.decode(path.read_bytes(), rel)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, UnicodeEncodeError):
+            return None  # UnicodeEncodeError: a name the file system's encoding cannot hold
         except UnicodeDecodeError as exc:
             raise RefusedError(
                 f"{rel} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
@@ -38,10 +39,16 @@ class CheckoutView:
             ) from None
 
     def exists(self, rel: str) -> bool:
-        return (self.root / rel).exists()
+        try:
+            return (self.root / rel).exists()
+        except (UnicodeEncodeError, OSError):  # an unencodable or too long name: not there
+            return False
 
     def is_dir(self, rel: str) -> bool:
-        return (self.root / rel).is_dir()
+        try:
+            return (self.root / rel).is_dir()
+        except (UnicodeEncodeError, OSError):
+            return False
 
     def files(self, pattern: str) -> list[str]:
         """Relative paths of files matching a glob (``**`` allowed), sorted."""

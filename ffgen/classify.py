@@ -5,7 +5,9 @@ Pure functions over frozen values; nothing here reads the checkout or the termin
 
 from __future__ import annotations
 
+import builtins
 import itertools
+import keyword
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -81,6 +83,18 @@ class Family(str, Enum):
 
 RECORD_TYPE_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 ROLE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Role names the framework gives a meaning of its own: ``default`` is its key for an optimizer
+# entry without a role, so a role of that name would be mistaken for it.
+RESERVED_ROLES = ("default",)
+# Names the generated trainer module of the record family binds itself (its imports): a record
+# class of one of these names would replace the import, and the trainer would inherit from the
+# record or build the wrong batch. ``tests/core/test_classify.py`` renders the module and checks
+# this list against it. Python's builtins and keywords are refused as well.
+GENERATED_MODULE_NAMES = frozenset({
+    "Any", "BaseTrainer", "ClassVar", "DataLoader", "DecodedMedia", "DemonstrationOutputBatch",
+    "ExecutionContract", "LatentState", "Literal", "Mapping", "MappingProxyType", "MediaAsset",
+    "OfflineBatch",
+})
 
 
 @dataclass(frozen=True)
@@ -93,10 +107,16 @@ class Supervision:
         text = text.strip()
         if text.startswith("record:"):
             name = text.split(":", 1)[1]
-            if not RECORD_TYPE_RE.match(name):
+            if not RECORD_TYPE_RE.match(name) or keyword.iskeyword(name):
                 raise UsageError(
                     f"--supervision {text!r}: the record type must be a CamelCase Python class "
                     "name, e.g. record:CaptionEditRecord"
+                )
+            if name in GENERATED_MODULE_NAMES or hasattr(builtins, name):
+                raise UsageError(
+                    f"--supervision {text!r}: {name} is a name the generated trainer module "
+                    "already uses (an import or a builtin), and the record class would shadow "
+                    "it; choose another type name, e.g. record:CaptionEditRecord"
                 )
             return cls(SupervisionKind.RECORD, name)
         try:
@@ -318,10 +338,16 @@ def _check_ownership(a: Answers, kind: SupervisionKind | None) -> None:
                 f"ownership=multi_role needs at least two distinct role names (got "
                 f"{','.join(roles) or 'none'}); pass --roles generator,fake"
             )
-        bad = [r for r in roles if not ROLE_RE.match(r)]
+        bad = [r for r in roles if not ROLE_RE.match(r) or keyword.iskeyword(r)]
         if bad:
             raise UsageError(
                 f"--roles: {bad[0]!r} is not a valid role name; use lowercase identifiers"
+            )
+        reserved = [r for r in roles if r in RESERVED_ROLES]
+        if reserved:
+            raise UsageError(
+                f"--roles: {reserved[0]!r} is reserved (Flow-Factory's key for an optimizer "
+                "entry without a role); name the role after what it does, e.g. generator,critic"
             )
         check_role_cadence(roles, a.role_cadence)
         if a.role_cadence and a.paradigm is not Paradigm.DISTILLATION:

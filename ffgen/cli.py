@@ -113,7 +113,7 @@ def new(
         class_name=class_name,
         checkout=checkout,
         flags=flags,
-        interactive=not yes and answers is None and sys.stdin.isatty(),
+        interactive=not yes and answers is None and _is_terminal(sys.stdin),
         dry_run=dry_run,
         force=force,
         fmt=fmt,
@@ -269,8 +269,39 @@ def skill(
     _run(debug, lambda: run_skill(checkout, dry_run=dry_run, force=force, fmt=fmt))
 
 
+def _is_terminal(stream) -> bool:
+    return stream is not None and not stream.closed and stream.isatty()
+
+
+def _streams_that_exist() -> None:
+    """Started with stdin, stdout or stderr closed (``<&-``, ``>&-``): Python gives None, and
+    every print would crash. Closed output goes nowhere; closed input reads as empty."""
+    import os
+
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
+
+
+def _escaping_output() -> None:
+    """Never crash on encoding: text an ASCII (or other narrow) stream cannot carry is written
+    as backslash escapes."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        # Also over the C locale's surrogateescape, which fails on any non-ASCII character.
+        if reconfigure is not None and stream.errors in ("strict", "surrogateescape"):
+            reconfigure(errors="backslashreplace")
+
+
 def main() -> None:
     """The ``ffgen`` command: click's own usage errors become one ``error:`` line too."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    if getattr(handler, "__name__", "") == "exit_quietly":  # see ffgen._quiet_ctrl_c
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    _streams_that_exist()
+    _escaping_output()
     usage_error, click_error = _click_errors()
     try:
         code = app(standalone_mode=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,10 +18,10 @@ from ffgen.classify import Answers, Classification, classify
 from ffgen.context import build_context
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.facts import CheckoutFacts, read_facts
-from ffgen.names import parse_name
+from ffgen.journal import holding
+from ffgen.names import check_record_type, parse_name
 from ffgen.plan import Plan, Status, build_plan, check_plan_verifies
 
-_CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 _STYLE = {
     Status.CREATE: "green",
     Status.UPDATE: "yellow",
@@ -53,18 +52,22 @@ def output_console() -> Console:
     return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
-def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classification]:
-    """Every stage up to the plan: nothing is written."""
+def prepare_new(
+    req: NewRequest, console: Console, root: Path | None = None
+) -> tuple[Path, Plan, Classification]:
+    """Every stage up to the plan: nothing is written (``root``: the checkout, when found)."""
     if req.fmt not in ("text", "json"):
         raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
     req = with_recorded_answers(req)
     names = parse_name(req.name, req.class_name)
-    root = find_root(req.checkout)
+    root = root or find_root(req.checkout)
     view = CheckoutView(root)
     facts = read_facts(view)
     hints = read_hints(view)
     answers = gather_answers(req, facts, console, most_used_model_type(hints))
     classification = classify(answers)
+    supervision = classification.answers.supervision
+    check_record_type(names, supervision.record_type if supervision else None)
     check_example_choices(classification, facts)
     ctx = build_context(names, classification, hints)
     plan = build_plan(view, facts, names, classification, ctx, force=req.force)
@@ -74,23 +77,37 @@ def prepare_new(req: NewRequest, console: Console) -> tuple[Path, Plan, Classifi
 
 def run_new(req: NewRequest, console: Console | None = None) -> int:
     console = console or output_console()
-    root, plan, classification = prepare_new(req, console)
-    if req.fmt == "json":
-        data = plan_json(plan, classification)
-        print_plain_json({**data, "dry_run": req.dry_run,
-                          "written": not req.dry_run and not plan.conflicts})
-    else:
+    if req.fmt not in ("text", "json"):
+        raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
+    root = find_root(req.checkout)
+    # The lock is held from before the checkout is read until the command ends, so a second
+    # ffgen never plans against a tree this one is writing (a dry run only settles a journal).
+    with holding(root, writes=not req.dry_run):
+        _, plan, classification = prepare_new(req, console, root)
+        return _show_and_write_new(req, console, root, plan, classification)
+
+
+def _show_and_write_new(
+    req: NewRequest, console: Console, root: Path, plan: Plan, classification: Classification
+) -> int:
+    """The plan, then the writes; JSON is printed once the outcome is known (none on a
+    refusal, ``written: false`` for a plan with conflicts, as documented)."""
+    if req.fmt == "text":
         show_plan(console, plan, classification, diffs=req.dry_run)
     if plan.conflicts:
+        if req.fmt == "json":
+            print_plain_json({**plan_json(plan, classification), "dry_run": req.dry_run,
+                              "written": False})
         paths = ", ".join(c.path for c in plan.conflicts)
         raise RefusedError(
             f"{len(plan.conflicts)} file(s) differ from what ffgen would write ({paths}); "
             "nothing was written: re-run with --force to overwrite"
         )
-    if req.dry_run:
-        return EXIT_OK
-    written = apply_plan(root, plan)
-    if req.fmt == "text":
+    written = () if req.dry_run else apply_plan(root, plan)
+    if req.fmt == "json":
+        print_plain_json({**plan_json(plan, classification), "dry_run": req.dry_run,
+                          "written": not req.dry_run})
+    elif not req.dry_run:
         console.print(f"{len(written)} file(s) written under {root}")
     return EXIT_OK
 
@@ -167,11 +184,7 @@ def check_example_choices(c: Classification, facts: CheckoutFacts) -> None:
             f"--model-type {a.model_type!r} is not a model type of this checkout; choose one of "
             f"{', '.join(facts.model_types)}"
         )
-    if not _CATEGORY_RE.match(c.category):
-        raise UsageError(
-            f"--category {c.category!r} is not a valid package name; use lowercase letters, "
-            "digits and underscores"
-        )
+    interview.check_category(c.category)
 
 
 def show_plan(console: Console, plan: Plan, c: Classification, *, diffs: bool) -> None:
@@ -191,12 +204,25 @@ def show_changes(console: Console, plan: Plan, *, diffs: bool) -> None:
         note = f" [dim]({change.note})[/dim]" if change.note else ""
         console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}{note}")
     if diffs:
-        from rich.syntax import Syntax
-
         shown = (Status.CREATE, Status.UPDATE, Status.CONFLICT, Status.DELETE)
         for change in plan.changes:
             if change.status in shown:
-                console.print(Syntax(change.diff(), "diff", theme="ansi_dark", word_wrap=True))
+                print_diff(console, change.diff())
+
+
+_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
+
+
+def print_diff(console: Console, diff: str) -> None:
+    """A unified diff exactly as it is: coloured on a terminal, never wrapped or cut at the
+    console's width (a CI log must show every line whole)."""
+    from rich.text import Text
+
+    text = Text()
+    for line in diff.splitlines(keepends=True):
+        style = next((s for head, s in _DIFF_STYLES if line.startswith(head)), "")
+        text.append(line, style=style)
+    console.print(text, soft_wrap=True, end="")
 
 
 def plan_json(plan: Plan, c: Classification) -> dict[str, object]:

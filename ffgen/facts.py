@@ -41,6 +41,12 @@ def parse_module(view: CheckoutView, rel: str) -> ast.Module:
         raise RefusedError(
             f"{rel}:{exc.lineno}: does not parse ({exc.msg}); fix it first"
         ) from None
+    except (RecursionError, MemoryError):
+        raise RefusedError(f"{rel}: {TOO_DEEP}; simplify it first") from None
+
+
+# A 50,000-term expression parses in CPython's C parser but overflows any recursive analysis.
+TOO_DEEP = "nested too deeply to analyse (an expression of thousands of terms)"
 
 
 def module_level_names(tree: ast.Module) -> set[str]:

@@ -6,6 +6,8 @@ earlier ones is skipped with the reason. Without a terminal nothing is ever aske
 
 from __future__ import annotations
 
+import keyword
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -127,9 +129,40 @@ def from_flags(values: dict[str, str | None]) -> Answers:
             parsed[prop] = parse_roles(text)
         elif prop == "role_cadence":
             parsed[prop] = parse_role_cadence(text)
+        elif prop == "model_type":
+            parsed[prop] = check_model_type(text)
+        elif prop == "category":
+            parsed[prop] = check_category(text)
         else:
             parsed[prop] = text
     return Answers(**parsed)
+
+
+# A model type names a folder of the example config (examples/<module>/<ft>/<model_type>/) and
+# a category a package (trainers/<category>/): the same rules for flags and for a record's
+# answers, so neither can lead a write outside its folder.
+_MODEL_TYPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+CATEGORY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def check_model_type(text: str) -> str:
+    if not _MODEL_TYPE_RE.match(text) or ".." in text or len(text) > 64:
+        raise UsageError(
+            f"--model-type {text!r} is not a model type name; use letters, digits, '_', '-' "
+            "or '.' (it names the example's folder)"
+        )
+    return text
+
+
+def check_category(text: str) -> str:
+    if not CATEGORY_RE.match(text) or len(text) > 64:
+        raise UsageError(
+            f"--category {text!r} is not a valid package name; use lowercase letters, "
+            "digits and underscores"
+        )
+    if keyword.iskeyword(text) or keyword.issoftkeyword(text):
+        raise UsageError(f"--category {text!r} is a Python keyword; choose another folder name")
+    return text
 
 
 def complete_non_interactive(a: Answers, model_types: tuple[str, ...]) -> tuple[Answers, tuple]:

@@ -14,6 +14,7 @@ from rich.console import Console
 from ffgen.checkout import CheckoutView, find_root
 from ffgen.commands import files_json, print_plain_json, show_changes
 from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
+from ffgen.journal import holding
 from ffgen.plan import Plan
 
 TEXT_JSON = ("text", "json")
@@ -38,7 +39,9 @@ def run_list(checkout: Path | None, fmt: str, console: Console | None = None) ->
 
     _check_format(fmt, TEXT_JSON)
     console = console or _console()
-    states = checkout_states(CheckoutView(find_root(checkout)))
+    root = find_root(checkout)
+    with holding(root, writes=False):
+        states = checkout_states(CheckoutView(root))
     if fmt == "json":
         print_plain_json({"algorithms": [s.as_dict() for s in states]})
         return EXIT_OK
@@ -79,27 +82,27 @@ def run_remove(
     _check_format(fmt, TEXT_JSON)
     console = console or _console()
     root = find_root(checkout)
-    plan = plan_remove(CheckoutView(root), key, force=force)
-    return _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
+    with holding(root, writes=not dry_run):
+        plan = plan_remove(CheckoutView(root), key, force=force)
+        return _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
 
 
 def _show_and_apply(
     console: Console, root: Path, plan: Plan, verb: str, *, dry_run: bool, fmt: str, extra=None
 ) -> int:
-    if fmt == "json":
-        data = {"algorithm": plan.key, "command": verb, "dry_run": dry_run,
-                "written": not dry_run, "files": files_json(plan), **(extra or {})}
-        print_plain_json(data)
-    else:
+    """Show the plan, write it; JSON only once the outcome is known (a refusal prints none)."""
+    if fmt == "text":
         console.print(f"[bold]{plan.key}[/bold]: {verb}{' (dry run)' if dry_run else ''}")
         show_changes(console, plan, diffs=dry_run)
-    if dry_run:
-        return EXIT_OK
-    from ffgen.apply import apply_plan
+    if not dry_run:
+        from ffgen.apply import apply_plan
 
-    written = apply_plan(root, plan)
-    if fmt == "text":
-        console.print(f"{len(written)} file(s) changed under {root}")
+        written = apply_plan(root, plan)
+        if fmt == "text":
+            console.print(f"{len(written)} file(s) changed under {root}")
+    if fmt == "json":
+        print_plain_json({"algorithm": plan.key, "command": verb, "dry_run": dry_run,
+                          "written": not dry_run, "files": files_json(plan), **(extra or {})})
     return EXIT_OK
 
 
@@ -115,13 +118,21 @@ def run_update(
     fmt: str,
     console: Console | None = None,
 ) -> int:
-    from ffgen.update import CONFLICT_MODES, plan_update
+    from ffgen.update import CONFLICT_MODES
 
     _check_format(fmt, TEXT_JSON)
     if conflict not in CONFLICT_MODES:
         raise UsageError(f"--conflict {conflict!r} is not valid; choose inline or refuse")
     console = console or _console()
     root = find_root(checkout)
+    with holding(root, writes=not dry_run):
+        return _update(console, root, key, dry_run=dry_run, conflict=conflict, fmt=fmt)
+
+
+def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: str,
+            fmt: str) -> int:
+    from ffgen.update import plan_update
+
     result = plan_update(CheckoutView(root), key)
     hunks = [c.describe() for c in result.conflicts]
     if hunks and conflict == "refuse":
@@ -157,7 +168,9 @@ def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -
 
     _check_format(fmt, ("text", "json", "github"))
     console = console or _console()
-    states = [s for s in checkout_states(CheckoutView(find_root(checkout))) if s.generated]
+    root = find_root(checkout)
+    with holding(root, writes=False):
+        states = [s for s in checkout_states(CheckoutView(root)) if s.generated]
     problems = [(s, _problem(s)) for s in states if _problem(s)]
     if fmt == "json":
         print_plain_json({

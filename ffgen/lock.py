@@ -49,9 +49,12 @@ def checkout_lock(root: Path, wait: float | None = None) -> Iterator[Path]:
     folder = path.parent
     folder_was_empty = folder.is_dir() and not any(folder.iterdir())
     made_folder = not folder.exists()
-    folder.mkdir(exist_ok=True)
     try:
-        mine = _acquire(path, _wait_seconds(wait))
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise _cannot_lock(path, exc) from None
+    try:
+        mine, recreated = _acquire(path, _wait_seconds(wait))
     except BaseException:
         _remove_folder_if_ours(folder, made_folder, folder_was_empty)
         raise
@@ -61,7 +64,8 @@ def checkout_lock(root: Path, wait: float | None = None) -> Iterator[Path]:
     finally:
         del _held[path]
         _release(path, mine)
-        _remove_folder_if_ours(folder, made_folder, folder_was_empty)
+        # a folder the previous holder removed and we made again is ours to remove too
+        _remove_folder_if_ours(folder, made_folder or recreated, folder_was_empty)
 
 
 def _wait_seconds(wait: float | None) -> float:
@@ -76,7 +80,7 @@ def _wait_seconds(wait: float | None) -> float:
         raise RefusedError(f"{WAIT_ENV}={raw!r} is not a number of seconds") from None
 
 
-def _acquire(path: Path, wait: float) -> str:
+def _acquire(path: Path, wait: float) -> tuple[str, bool]:
     """Create the lock file; return the text written (to recognise our own lock on release)."""
     deadline = time.monotonic() + wait
     text = json.dumps(
@@ -86,6 +90,7 @@ def _acquire(path: Path, wait: float) -> str:
             "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
     )
+    recreated = False
     while True:
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -93,11 +98,18 @@ def _acquire(path: Path, wait: float) -> str:
             pass
         except FileNotFoundError:  # a releasing process removed .ffgen/ just now
             path.parent.mkdir(exist_ok=True)
+            recreated = True
             continue
+        except OSError as exc:  # a read-only checkout, permission denied
+            raise _cannot_lock(path, exc) from None
         else:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text + "\n")
-            return text + "\n"
+            return text + "\n", recreated
+        if path.is_dir():
+            raise RefusedError(
+                f"{path} is a folder, not ffgen's lock file; remove it and run ffgen again"
+            )
         holder = _read_holder(path)
         if holder is None:
             continue  # released between our open and our read: try again at once
@@ -172,6 +184,13 @@ def _take_over(path: Path, holder: _Holder) -> None:
                 pass
     finally:
         aside.unlink(missing_ok=True)
+
+
+def _cannot_lock(path: Path, exc: OSError) -> RefusedError:
+    return RefusedError(
+        f"cannot create the lock {path} ({exc.strerror or exc}); ffgen writes only into a "
+        "checkout it can write to: check the folder's permissions"
+    )
 
 
 def _busy_message(path: Path, holder: _Holder) -> str:

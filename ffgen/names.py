@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from ffgen.errors import UsageError
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+# The longest NAME: the key is a module file name and a folder name (examples/<module>/, and
+# test_<module>_args.py), which must fit the file system's 255-byte limit with room to spare.
+MAX_KEY_LENGTH = 64
 _STEM_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 # Plain YAML scalars PyYAML (YAML 1.1) reads as booleans or null: as a key, `trainer_type: yes`
 # in the example config would not be the key.
@@ -62,6 +65,11 @@ def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
         raise UsageError("NAME is empty; give the algorithm a name such as my-algo")
     if not name.isascii():
         raise UsageError(f"NAME {raw!r} has non-ASCII characters; use a-z, 0-9 and hyphens")
+    if len(name.strip()) > MAX_KEY_LENGTH:
+        raise UsageError(
+            f"NAME has {len(name.strip())} characters, more than the {MAX_KEY_LENGTH} a key may "
+            "have (it names files and folders); choose a shorter name"
+        )
     if "/" in name or "\\" in name or ".." in name or name.startswith("."):
         raise UsageError(f"NAME {raw!r} looks like a path; give a bare name such as my-algo")
     if name != name.lower():
@@ -88,8 +96,22 @@ def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
     return AlgorithmNames(key=key, module=module, stem=stem)
 
 
+def check_record_type(names: AlgorithmNames, record_type: str | None) -> None:
+    """A record type must not take the name of the algorithm's own classes."""
+    if record_type in (names.trainer_class, names.args_class):
+        raise UsageError(
+            f"--supervision record:{record_type} is the name of the generated "
+            f"{'trainer' if record_type == names.trainer_class else 'arguments'} class; "
+            "choose another type name"
+        )
+
+
 def _given_stem(stem: str) -> str:
     """``--class-name``, checked."""
+    if len(stem) > MAX_KEY_LENGTH:
+        raise UsageError(
+            f"--class-name has {len(stem)} characters, more than {MAX_KEY_LENGTH}; shorten it"
+        )
     if not stem.isascii() or not _STEM_RE.match(stem) or keyword.iskeyword(stem):
         raise UsageError(
             f"--class-name {stem!r} is not a valid class stem; use CamelCase ASCII such as MyAlgo"

@@ -205,7 +205,23 @@ def _answers(data: Mapping, where: str) -> dict[str, str]:
         out[name] = value
     if "name" not in out:
         raise RefusedError(f"{where}: answers.name is missing; the record cannot be replayed")
+    _check_answers(out, where)
     return out
+
+
+def _check_answers(answers: dict[str, str], where: str) -> None:
+    """Every answer passes the rules its flag does, on every read: a record edited to
+    ``model_type: ../../x`` is refused before anything is planned from it."""
+    from ffgen.errors import FfgenError
+    from ffgen.interview import from_flags
+    from ffgen.names import check_record_type, parse_name
+
+    try:
+        names = parse_name(answers["name"], answers.get("class_name"))
+        parsed = from_flags({k: v for k, v in answers.items() if k not in ("name", "class_name")})
+        check_record_type(names, parsed.supervision.record_type if parsed.supervision else None)
+    except FfgenError as exc:
+        raise RefusedError(f"{where}: {exc.message}") from None
 
 
 def _file(item: object, where: str) -> RecordedFile:

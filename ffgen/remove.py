@@ -281,5 +281,5 @@ def _parse(view: CheckoutView, path: str) -> ast.Module | None:
 def _parse_text(text: str, path: str) -> ast.Module | None:
     try:
         return ast.parse(text, filename=path)
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         return None

@@ -194,28 +194,36 @@ def run_skill(
     fmt: str,
     console: Console | None = None,
 ) -> int:
-    from ffgen.apply import apply_plan
-    from ffgen.commands import output_console, show_changes
+    from ffgen.commands import output_console
+    from ffgen.journal import holding
 
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not valid; choose text or json")
     console = console or output_console()
     root = find_root(checkout)
-    plan = plan_skill(CheckoutView(root), force=force)
-    if fmt == "json":
-        # Plain print, not rich: on a terminal rich would colour and wrap the JSON.
-        print(json.dumps(skill_json(root, plan, dry_run), indent=2))
-    else:
+    with holding(root, writes=not dry_run):
+        plan = plan_skill(CheckoutView(root), force=force)
+        return _show_and_write(console, root, plan, dry_run=dry_run, fmt=fmt)
+
+
+def _show_and_write(console: Console, root: Path, plan, *, dry_run: bool, fmt: str) -> int:
+    from ffgen.apply import apply_plan
+    from ffgen.commands import show_changes
+
+    if fmt == "text":
         console.print(f"[bold]ffgen skill[/bold]{' (dry run)' if dry_run else ''}")
         show_changes(console, plan, diffs=dry_run)
     if plan.conflicts:
+        if fmt == "json":  # documented: the plan, written false
+            print(json.dumps(skill_json(root, plan, dry_run), indent=2))
         raise RefusedError(
             f"{SKILL_PATH} differs from what ffgen would write (edited by hand?); nothing was "
             "written: re-run with --force to overwrite it"
         )
-    if dry_run:
-        return EXIT_OK
-    written = apply_plan(root, plan)
-    if fmt == "text":
+    written = () if dry_run else apply_plan(root, plan)
+    if fmt == "json":
+        # Plain print, not rich: on a terminal rich would colour and wrap the JSON.
+        print(json.dumps(skill_json(root, plan, dry_run), indent=2))
+    elif not dry_run:
         console.print(f"{len(written)} file(s) written under {root}")
     return EXIT_OK

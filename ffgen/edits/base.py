@@ -13,6 +13,8 @@ from typing import Literal
 
 import libcst as cst
 
+from ffgen.facts import TOO_DEEP
+
 Status = Literal["changed", "unchanged", "skipped", "failed"]
 
 
@@ -49,8 +51,12 @@ def run_edit(code: str, path: str, edit: TreeEdit) -> EditResult:
         return EditResult(
             "failed", code, f"{path}: does not parse as Python ({where}); fix it and re-run"
         )
+    except (RecursionError, MemoryError):
+        return EditResult("failed", code, f"{path}: {TOO_DEEP}; simplify it and re-run")
     try:
         new_code = edit(tree).code
+    except RecursionError:
+        return EditResult("failed", code, f"{path}: {TOO_DEEP}; simplify it and re-run")
     except EditFailure as err:
         return EditResult("failed", code, f"{path}: {err}")
     except EditSkipped as err:
@@ -65,6 +71,6 @@ def _checked(code: str, new_code: str, path: str) -> EditResult:
     # A safety net against an edit bug: never hand the planner text that no longer parses.
     try:
         cst.parse_module(new_code)
-    except cst.ParserSyntaxError:
+    except (cst.ParserSyntaxError, RecursionError):
         return EditResult("failed", code, f"{path}: ffgen produced unparsable code; edit by hand")
     return EditResult("changed", new_code)

@@ -86,6 +86,11 @@ RULES: tuple[Rule, ...] = (
        "in-package import points nowhere); the module fails at import, and verify cannot follow "
        "inheritance to the contract, paradigm or hooks.",
        "import the base class (e.g. `from ..abc import BaseTrainer`) or fix its module path"),
+    _R("FF108", "duplicate key in a registry", ERROR,
+       "A registry is a dict literal, and Python keeps the last of two entries with the same key "
+       "without a word: the first trainer (or args class) can never be selected, and "
+       "trainer_type silently runs the other one.",
+       "keep one entry per key: rename or delete the other one in the registry"),
     _R("FF201", "execution contracts differ", ERROR,
        "BaseTrainer.validate_training_arguments_contract refuses a trainer whose class-level "
        "execution_contract differs from its args class's; inheritance and base defaults count "

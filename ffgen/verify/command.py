@@ -33,10 +33,12 @@ def verify_cmd(
         return fix_cmd(checkout, algorithm, fmt, dry_run)
     from ffgen.checkout import CheckoutView, find_root
     from ffgen.errors import FfgenError
+    from ffgen.journal import settle_before_reading
     from ffgen.verify.engine import run_verify
 
     try:
         root = find_root(checkout)
+        settle_before_reading(root)  # never report on a tree a killed `new` left half-written
         report = run_verify(CheckoutView(root), algorithm=algorithm)
     except FfgenError as exc:
         return _fail(exc.message)
@@ -70,13 +72,15 @@ def fix_cmd(checkout: Path | None, algorithm: str | None, fmt: str, dry_run: boo
     from ffgen.apply import apply_plan
     from ffgen.checkout import CheckoutView, find_root
     from ffgen.errors import FfgenError
+    from ffgen.journal import holding
     from ffgen.verify.fix import plan_fixes
 
     try:
         root = find_root(checkout)
-        result = plan_fixes(CheckoutView(root), algorithm=algorithm)
-        if not dry_run and result.plan.writes:
-            apply_plan(root, result.plan)
+        with holding(root, writes=not dry_run):  # the lock from the first read to the write
+            result = plan_fixes(CheckoutView(root), algorithm=algorithm)
+            if not dry_run and result.plan.writes:
+                apply_plan(root, result.plan)
     except FfgenError as exc:
         return _fail(exc.message)
     (print_fix_json if fmt == "json" else print_fix_text)(result, root, dry_run)
@@ -114,10 +118,10 @@ def print_fix_text(result, root: Path, dry_run: bool) -> None:
                       f"[cyan]{f.location}[/]: {escape(f.message)}\n"
                       f"      [dim]why: {escape(x.reason)}[/]")
     if dry_run:
-        from rich.syntax import Syntax
+        from ffgen.commands import print_diff
 
         for change in result.plan.changes:
-            console.print(Syntax(change.diff(), "diff", theme="ansi_dark", word_wrap=True))
+            print_diff(console, change.diff())
     files = len(result.plan.changes)
     verb = "would change" if dry_run else "changed"
     console.print(f"ffgen verify --fix: {len(result.fixed)} fixed, {len(result.left)} left; "

@@ -58,7 +58,19 @@ def _child(node: Any, key: str | int) -> tuple[int, Any] | None:
 
 def load_examples(view: CheckoutView) -> tuple[Example, ...]:
     paths = sorted({p for pattern in PATTERNS for p in view.files(pattern)})
-    return tuple(load_example(p, view.read(p) or "") for p in paths)
+    return tuple(_read_example(view, p) for p in paths)
+
+
+def _read_example(view: CheckoutView, path: str) -> Example:
+    """One unreadable config (not UTF-8, no permission) is a finding on that file (FF002);
+    verify goes on with the others."""
+    from ffgen.errors import FfgenError
+
+    try:
+        text = view.read(path) or ""
+    except FfgenError as exc:
+        return Example(path, None, None, (1, exc.message.removeprefix(f"{path} ")))
+    return load_example(path, text)
 
 
 def load_example(path: str, text: str) -> Example:

@@ -50,7 +50,8 @@ class Registry:
         return tuple(e.key for e in self.entries)
 
     def get(self, key: str) -> RegistryEntry | None:
-        return next((e for e in self.entries if e.key == key), None)
+        """The entry Python keeps: the last one, when a key is written twice (FF108)."""
+        return next((e for e in reversed(self.entries) if e.key == key), None)
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ffgen.checkout import CheckoutView
+from ffgen.facts import TOO_DEEP
 
 ROOT_PACKAGE = "flow_factory"
 _MAX_DEPTH = 25
@@ -114,9 +115,16 @@ class CheckoutIndex:
         except SyntaxError as exc:
             self.syntax_problems[path] = SyntaxProblem(path, exc.lineno or 1, exc.msg)
             return info
+        except (RecursionError, MemoryError):
+            self.syntax_problems[path] = SyntaxProblem(path, 1, TOO_DEEP)
+            return info
         package = dotted if is_pkg else dotted.rpartition(".")[0]
-        for stmt in _top_level(tree.body):
-            self._bind(info, package, stmt)
+        try:
+            for stmt in _top_level(tree.body):
+                self._bind(info, package, stmt)
+        except RecursionError:  # like a syntax error: the file cannot be analysed
+            self.syntax_problems[path] = SyntaxProblem(path, 1, TOO_DEEP)
+            return ModuleInfo(dotted, path, is_pkg)
         return info
 
     def _bind(self, info: ModuleInfo, package: str, stmt: ast.stmt) -> None:

@@ -1,4 +1,4 @@
-"""Rules over the four edit points: both registries and both re-export modules (FF101-FF106)."""
+"""Rules over the four edit points: both registries and both re-export modules (FF101-FF108)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,22 @@ def check_keys(facts: Facts) -> Iterator[Finding]:
                     f"registry key {alg.key!r} has uppercase letters; lookups lowercase the key",
                     f"rename the key to {alg.key.lower()!r} in both registries",
                 )
+
+
+def check_duplicate_keys(facts: Facts) -> Iterator[Finding]:
+    """FF108: a key written twice in one registry literal (Python keeps the last silently)."""
+    for reg in (facts.args_registry, facts.trainer_registry):
+        first: dict[str, int] = {}
+        for entry in reg.entries:
+            if entry.key not in first:
+                first[entry.key] = entry.line
+                continue
+            yield finding(
+                "FF108", reg.path, entry.line, entry.key,
+                f"key {entry.key!r} is in {_short(reg.path)} twice (lines {first[entry.key]} and "
+                f"{entry.line}); Python keeps this entry and drops the first without a word",
+                f"keep one {entry.key!r} entry in {reg.path}: rename or delete the other",
+            )
 
 
 def check_trainer_paths(facts: Facts) -> Iterator[Finding]:
@@ -136,4 +152,7 @@ def _short(path: str) -> str:
     return path.rpartition("/")[2] if path.endswith("_registry.py") else "trainers/registry.py"
 
 
-RULES = (check_keys, check_trainer_paths, check_args_imports, check_reexports, check_bases)
+RULES = (
+    check_keys, check_duplicate_keys, check_trainer_paths, check_args_imports, check_reexports,
+    check_bases,
+)

@@ -53,14 +53,14 @@ def test_failure_during_apply_restores_every_file(tree, monkeypatch, fail_on):
     calls = {"n": 0}
     real = apply_mod.write_file
 
-    def flaky(path, text):
+    def flaky(path, data, mode):
         calls["n"] += 1
         if calls["n"] == fail_on:
             raise OSError("disk full (injected)")
-        real(path, text)
+        real(path, data, mode)
 
     monkeypatch.setattr(apply_mod, "write_file", flaky)
-    with pytest.raises(OSError, match="injected"):
+    with pytest.raises(RefusedError, match="injected.*put back as it was"):
         apply_plan(tree, plan_for(tree))
     monkeypatch.setattr(apply_mod, "write_file", real)
     assert snapshot(tree) == before
@@ -176,14 +176,14 @@ def test_failure_after_deletes_restores_deleted_files_and_folders(generated, mon
     calls = {"n": 0}
     real = apply_mod.write_file
 
-    def flaky(path, text):
+    def flaky(path, data, mode):
         calls["n"] += 1
         if calls["n"] == fail_on:
             raise OSError("disk full (injected)")
-        real(path, text)
+        real(path, data, mode)
 
     monkeypatch.setattr(apply_mod, "write_file", flaky)
-    with pytest.raises(OSError, match="injected"):
+    with pytest.raises(RefusedError, match="injected.*put back as it was"):
         apply_plan(generated, plan)
     assert snapshot(generated) == before
     assert dirs(generated) == before_dirs
@@ -194,12 +194,12 @@ def test_failure_while_removing_folders_restores_everything(generated, monkeypat
     before, before_dirs = snapshot(generated), dirs(generated)
     real = apply_mod._remove_emptied_folders
 
-    def then_fail(root, deleted, journal):
-        real(root, deleted, journal)
+    def then_fail(root, deleted):
+        real(root, deleted)
         raise OSError("injected after the folders went")
 
     monkeypatch.setattr(apply_mod, "_remove_emptied_folders", then_fail)
-    with pytest.raises(OSError, match="injected"):
+    with pytest.raises(RefusedError, match="injected.*put back as it was"):
         apply_plan(generated, delete_plan())
     assert snapshot(generated) == before
     assert dirs(generated) == before_dirs
@@ -232,8 +232,8 @@ def test_sigterm_during_writes_rolls_back_and_restores_the_handler(tree, monkeyp
     real = apply_mod.write_file
     calls = {"n": 0}
 
-    def write_then_signal(path, text):
-        real(path, text)
+    def write_then_signal(path, data, mode):
+        real(path, data, mode)
         calls["n"] += 1
         if calls["n"] == 2:
             os.kill(os.getpid(), signal.SIGTERM)
@@ -266,7 +266,7 @@ def test_sigterm_before_the_first_write_writes_nothing(tree, monkeypatch):
     assert snapshot(tree) == before
 
 
-def test_signal_after_the_last_write_is_delivered_once_everything_is_written(tree, monkeypatch):
+def test_signal_after_the_last_write_reports_the_finished_apply(tree, monkeypatch):
     import os
     import signal
 
@@ -282,9 +282,13 @@ def test_signal_after_the_last_write_is_delivered_once_everything_is_written(tre
 
     monkeypatch.setattr(lock, "_release", signal_then_release)
     try:
-        apply_plan(tree, plan_for(tree))
+        with pytest.raises(apply_mod.InterruptedAfterWrites) as caught:
+            apply_plan(tree, plan_for(tree))
     finally:
         signal.signal(signal.SIGTERM, previous)
-    assert seen == [signal.SIGTERM]
+    assert caught.value.exit_code == 128 + signal.SIGTERM
+    assert "after the last write" in caught.value.message
+    assert f"3 file(s) written under {tree}" in caught.value.message
+    assert seen == []  # reported as the command's outcome, not delivered a second time
     assert (tree / "pkg/a.py").read_text() == "A = 2\n"
     assert not (tree / ".ffgen").exists()

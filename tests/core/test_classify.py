@@ -212,3 +212,27 @@ def test_bad_supervision_is_a_usage_error(text):
 def test_missing_answer_names_the_flag():
     with pytest.raises(UsageError, match="--acquisition"):
         classify(Answers())
+
+
+def test_record_types_may_not_take_a_name_the_generated_trainer_module_binds(runner, sandbox):
+    """GENERATED_MODULE_NAMES must hold every CamelCase name the record family's trainer module
+    imports: render it and compare, so a template that imports a new name fails here."""
+    import ast as ast_mod
+    import json as json_mod
+
+    from ffgen.classify import GENERATED_MODULE_NAMES, RECORD_TYPE_RE
+    from ffgen.cli import app
+    from tests.helpers import SPECS
+
+    args = ["new", "cap-sft", "--checkout", str(sandbox), "--yes", "--model-type", "toy",
+            *SPECS["record"], "--dry-run", "--format", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (trainer,) = [f for f in json_mod.loads(result.stdout)["files"]
+                  if f["path"].startswith("src/flow_factory/trainers/") and f["status"] == "CREATE"]
+    source = "".join(line[1:] + "\n" for line in trainer["diff"].splitlines()[3:])
+    imports = [n for n in ast_mod.parse(source).body
+               if isinstance(n, ast_mod.Import | ast_mod.ImportFrom)]
+    imported = {(a.asname or a.name).split(".")[0] for node in imports for a in node.names}
+    camel = {name for name in imported if RECORD_TYPE_RE.match(name)}
+    assert camel and camel <= GENERATED_MODULE_NAMES, sorted(camel - GENERATED_MODULE_NAMES)

@@ -231,6 +231,38 @@ CASES = [
          ("leaves the checkout",),
          setup=record(GOOD_RECORD_KEYS + "answers:\n  name: my-algo\nfiles:\n- path: ../../x.py\n"
                       "  sha256: 0\n  pristine: x\n")),
+    # -- records are checked with the rules of the flags, on every read -----------------------
+    Case("update-record-model-type-traversal", ("my-algo", "--checkout", "{root}"),
+         ("my-algo.yml", "--model-type '../../../x'"), command="update",
+         setup=generated_then(edit(".ffgen/answers/my-algo.yml", "model_type: toy",
+                                   "model_type: ../../../x"))),
+    Case("remove-record-keyword-category", ("my-algo", "--checkout", "{root}"),
+         ("my-algo.yml", "--category 'class'", "Python keyword"), command="remove",
+         setup=generated_then(edit(".ffgen/answers/my-algo.yml", "  category: offline",
+                                   "  category: class"))),
+    # -- names that would generate broken code -------------------------------------------------
+    Case("role-named-default", new("my-algo", "--acquisition", "generation", "--feedback",
+                                   "none", "--paradigm", "distillation", "--ownership",
+                                   "multi_role", "--roles", "default,generator"),
+         ("'default' is reserved",)),
+    Case("record-shadows-an-import", new("my-algo", "--acquisition", "dataset",
+                                         "--supervision", "record:BaseTrainer"),
+         ("BaseTrainer", "shadow")),
+    Case("record-shadows-a-builtin", new("my-algo", "--acquisition", "dataset",
+                                         "--supervision", "record:ValueError"),
+         ("ValueError", "shadow")),
+    Case("record-is-the-trainer", new("my-algo", "--acquisition", "dataset",
+                                      "--supervision", "record:MyAlgoTrainer"),
+         ("MyAlgoTrainer", "generated trainer class")),
+    Case("name-too-long", sft("a" * 230), ("230 characters", "more than the 64")),
+    Case("category-keyword", sft("my-algo", "--category", "class"), ("Python keyword",)),
+    Case("category-soft-keyword", sft("my-algo", "--category", "match"), ("Python keyword",)),
+    # -- the lock and the journal ----------------------------------------------------------------
+    Case("lock-is-a-folder", sft(), (".ffgen/lock", "is a folder"), setup=make_dir(".ffgen/lock")),
+    Case("journal-garbled", sft(), (".ffgen/journal.json", "not a journal ffgen can read"),
+         setup=write_bytes(".ffgen/journal.json", b"{")),
+    Case("journal-garbled-verify", ("--checkout", "{root}"), (".ffgen/journal.json",),
+         command="verify", setup=write_bytes(".ffgen/journal.json", b"[1]")),
     # -- the other commands --------------------------------------------------------------------
     Case("verify-unknown-key", ("--checkout", "{root}", "--algorithm", "nope"), ("nope",),
          command="verify"),
@@ -252,18 +284,23 @@ CASES = [
          command="check", setup=generated_then(write_bytes(".ffgen/answers/my-algo.yml",
                                                            b"key: [\n"))),
     Case("sandbox-not-empty", ("{root}",), ("not empty",), command="sandbox"),
+    Case("sandbox-below-a-file", ("{root}/AGENTS.md/sandbox",), ("Not a directory",),
+         command="sandbox"),
+    Case("sandbox-dangling-link", ("{outside}/link",), ("dangling symlink",), command="sandbox",
+         setup=lambda root, outside: (outside / "link").symlink_to(outside / "nowhere")),
 ]
 
 
 def _deny_reads(monkeypatch, denied: Path) -> None:
-    real = Path.read_text
+    for method in ("read_text", "read_bytes"):
+        real = getattr(Path, method)
 
-    def read_text(self, *args, **kwargs):
-        if self == denied:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self, *args, **kwargs)
+        def read(self, *args, _real=real, **kwargs):
+            if self == denied:
+                raise PermissionError(13, "Permission denied", str(self))
+            return _real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_text", read_text)
+        monkeypatch.setattr(Path, method, read)
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +328,7 @@ def test_bad_input_gives_one_clear_line_and_changes_nothing(
     if case.unreadable is not None:
         _deny_reads(monkeypatch, root / case.unreadable)
     result = runner.invoke(app, [case.command, *args])
+    monkeypatch.undo()  # the denied reads were for ffgen, not for the checks below
     assert not isinstance(result.exception, Exception) or isinstance(
         result.exception, SystemExit
     ), f"traceback: {result.exception!r}"

@@ -59,6 +59,15 @@ CASES = [
     c("uppercase-key-trainer-side", ((ARGS_REG, '"dpo": DPO', '"Dpo": DPO'),
                                      (TRAINER_REG, '"dpo": "flow', '"Dpo": "flow')),
       "FF102", TRAINER_REG, '"Dpo"', "Dpo"),
+    # FF108: a key written twice (Python keeps the last: `sft` would run AWM's trainer)
+    c("duplicate-trainer-key", (TRAINER_REG, '    "offline-dpo": "flow_factory.trainers.offline.',
+                                '    "sft":  "flow_factory.trainers.rl.awm.AWMTrainer",\n'
+                                '    "offline-dpo": "flow_factory.trainers.offline.'),
+      "FF108", TRAINER_REG, '"sft":  "flow', "sft"),
+    c("duplicate-args-key", (ARGS_REG, '    "crd": CRDTrainingArguments,\n',
+                             '    "crd": CRDTrainingArguments,\n'
+                             '    "grpo":  CRDTrainingArguments,\n'),
+      "FF108", ARGS_REG, '"grpo":  CRD', "grpo"),
     # FF103: trainer path
     c("trainer-module-missing",
       (TRAINER_REG, "trainers.rl.nft.Diffusion", "trainers.rl.nfT.Diffusion"),
