@@ -74,7 +74,7 @@ def _online_config(dynamics="ODE", max_epochs=2):
         eval_args=EvaluationArguments(eval_freq=0),
         reward_args=[RewardArguments(name="target", reward_model="toy_target")],
         optimizer_args=MultiOptimizerArguments(
-            entries=(AdamWOptimizerArguments(learning_rate=3e-3, weight_decay=0.0),)
+            optimizer_configs=[AdamWOptimizerArguments(learning_rate=3e-3, weight_decay=0.0)]
         ),
     )
     config._validate_contract()
@@ -133,7 +133,9 @@ def test_dataset_epochs_advance_once_per_full_traversal(sandbox_root, example_co
     batches = len(trainer.dataloader)
     assert trainer.progress.data_epoch == 2 and epochs_seen == [0, 1]
     assert trainer.step == 2 * batches // trainer.training_args.gradient_accumulation_steps
-    assert [h["cycle"] for h in trainer.history] == [0, 1]
+    from flow_factory.sandbox_support import cycle_history
+
+    assert [h["cycle"] for h in cycle_history(trainer)] == [0, 1]
 
 
 def test_failed_batch_propagates_and_keeps_data_epoch(sandbox_root, example_config):
@@ -152,7 +154,9 @@ def test_failed_batch_propagates_and_keeps_data_epoch(sandbox_root, example_conf
     trainer.optimize_batch = flaky
     with pytest.raises(RuntimeError, match="boom"):
         trainer.start()
-    assert trainer.progress.data_epoch == 0 and trainer.history == []
+    from flow_factory.sandbox_support import cycle_history
+
+    assert trainer.progress.data_epoch == 0 and cycle_history(trainer) == []
 
 
 def test_dataset_trainer_without_optimize_batch_is_rejected(sandbox_root, example_config):
@@ -212,23 +216,28 @@ def test_generation_trainer_runs_two_cycles_with_rewards(sandbox_root, capsys):
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("cycle=")]
     assert len(lines) == 2 and all(" reward=" in ln for ln in lines), lines
     assert trainer.progress.rollout_iteration == 2 and trainer.step > 0
-    for row in trainer.history:
+    from flow_factory.sandbox_support import cycle_history
+
+    rows = cycle_history(trainer)
+    assert len(rows) == 2
+    for row in rows:
         assert math.isfinite(row["loss"]) and math.isfinite(row["reward"])
 
 
 def test_model_only_save_then_load_restores_trainable_weights(sandbox_root, example_config,
                                                               tmp_path):
+    from flow_factory.sandbox_support import trainable_state_dict
     from flow_factory.trainers.loader import load_trainer
 
     trainer = load_trainer(_sft_config(example_config))
     trainer.start()
-    saved = trainer.adapter.trainable_state_dict()
+    saved = trainable_state_dict(trainer.adapter)
     path = trainer.save_checkpoint(str(tmp_path), epoch=trainer.epoch)
     with torch.no_grad():
         for p in trainer.adapter.get_trainable_parameters():
             p.add_(1.0)
     trainer.load_checkpoint(str(path), resume_type="model")
-    restored = trainer.adapter.trainable_state_dict()
+    restored = trainable_state_dict(trainer.adapter)
     assert saved.keys() == restored.keys()
     assert all(torch.equal(saved[k], restored[k]) for k in saved)
 

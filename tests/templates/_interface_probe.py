@@ -63,7 +63,9 @@ def teacher(config_path: str) -> dict:
     live = _flat(adapter.get_trainable_parameters())
     with adapter.use_named_parameters("teacher"):
         teacher_weights = _flat(adapter.get_trainable_parameters())
-    expected = adapter.load_weights_from_source(trainer.training_args.teacher_path)
+    from flow_factory.sandbox_support import read_weights
+
+    expected = read_weights(adapter, trainer.training_args.teacher_path)
     names = [k for k, p in adapter.transformer.named_parameters() if p.requires_grad]
     expected_weights = _flat(expected[n] for n in names)
     with tempfile.TemporaryDirectory() as folder:
@@ -88,11 +90,11 @@ def teacher(config_path: str) -> dict:
 def _initial_student(config_path: str):
     import yaml
     from flow_factory.hparams import Arguments
-    from flow_factory.models.registry import get_model_class
+    from flow_factory.models.loader import load_model
 
     data = yaml.safe_load(Path(config_path).read_text(encoding="utf-8"))
     config = Arguments.from_dict(data)
-    adapter = get_model_class(config.model_args.model_type)(config=config, accelerator=None)
+    adapter = load_model(config, None)
     return adapter.get_trainable_parameters()
 
 

@@ -68,7 +68,9 @@ def losses_probe(cycles: int) -> dict:
     trainer = trainer_for(config(max_epochs=cycles))
     trainer.start()
     roles = trainer.training_args.required_trainable_roles
-    return {r: [row[f"train/{r}_loss"] for row in trainer.log_history
+    from flow_factory.sandbox_support import log_history
+
+    return {r: [row[f"train/{r}_loss"] for row in log_history(trainer)
                 if f"train/{r}_loss" in row] for r in roles}
 
 
@@ -136,7 +138,9 @@ def resume_probe(tmp: Path) -> dict:
     end_straight, end_resumed = role_weights(straight), role_weights(resumed)
 
     def tail(trainer):
-        return [row for row in trainer.log_history if row["step"] > saved["step"]]
+        from flow_factory.sandbox_support import log_history
+
+        return [row for row in log_history(trainer) if row["step"] > saved["step"]]
 
     return {
         "restored": restored,

@@ -30,7 +30,7 @@ def _build(trainer_cls, config):
     """What ``load_trainer`` does, for a given (possibly altered) trainer class."""
     from accelerate import Accelerator
     from accelerate.utils import set_seed
-    from flow_factory.models.registry import get_model_class
+    from flow_factory.models.loader import load_model
 
     set_seed(int(config.training_args.seed))
     accelerator = Accelerator(
@@ -38,7 +38,7 @@ def _build(trainer_cls, config):
         mixed_precision=config.mixed_precision,
         gradient_accumulation_steps=int(config.training_args.gradient_accumulation_steps),
     )
-    adapter = get_model_class(config.model_args.model_type)(config=config, accelerator=accelerator)
+    adapter = load_model(config, accelerator)
     return trainer_cls(accelerator=accelerator, config=config, adapter=adapter)
 
 
@@ -58,13 +58,14 @@ def main(config_path: str, trainer_module: str, test_path: str, out_json: str) -
         ONLINE_EXECUTION_CONTRACT,
         AcquisitionMode,
     )
+    from flow_factory.sandbox_support import cycle_history, trainable_state_dict, trainer_class
     from flow_factory.trainers import loader
     from flow_factory.trainers.abc import BaseTrainer
-    from flow_factory.trainers.loader import load_trainer, resolve_trainer_class
+    from flow_factory.trainers.loader import load_trainer
 
     results: dict[str, object] = {}
     data, config = _config(config_path, max_epochs=1)
-    trainer_cls = resolve_trainer_class(config)
+    trainer_cls = trainer_class(config)
     module = importlib.import_module(trainer_module)
     dataset = trainer_cls.execution_contract.acquisition is AcquisitionMode.DATASET
 
@@ -77,20 +78,20 @@ def main(config_path: str, trainer_module: str, test_path: str, out_json: str) -
     other = ONLINE_EXECUTION_CONTRACT if dataset else OFFLINE_EXECUTION_CONTRACT
     mismatched = type("Mismatched", (trainer_cls,), {"execution_contract": other})
     model_built = []
-    original_get_trainer, original_get_model = loader.get_trainer_class, loader.get_model_class
+    original_get_trainer, original_load_model = loader.get_trainer_class, loader.load_model
 
-    def _tracking_model_class(model_type):
-        model_built.append(model_type)
-        return original_get_model(model_type)
+    def _tracking_load_model(config, accelerator):
+        model_built.append(config.model_args.model_type)
+        return original_load_model(config, accelerator)
 
     loader.get_trainer_class = lambda key: mismatched
-    loader.get_model_class = _tracking_model_class
+    loader.load_model = _tracking_load_model
     try:
         results["contract_mismatch_rejected"] = _raises(
             lambda: load_trainer(config), ValueError, "execution contract mismatch"
         )
     finally:
-        loader.get_trainer_class, loader.get_model_class = original_get_trainer, original_get_model
+        loader.get_trainer_class, loader.load_model = original_get_trainer, original_load_model
     results["model_work_before_rejection"] = model_built
 
     # Coupled trainers refuse ODE dynamics.
@@ -107,7 +108,7 @@ def main(config_path: str, trainer_module: str, test_path: str, out_json: str) -
     before = dataclasses.asdict(trainer.progress)
     trainer.start()
     after = dataclasses.asdict(trainer.progress)
-    results["clean_cycle"] = {"before": before, "after": after, "history": trainer.history}
+    results["clean_cycle"] = {"before": before, "after": after, "history": cycle_history(trainer)}
 
     # A failing batch propagates and does not advance the counter.
     if dataset:
@@ -135,15 +136,15 @@ def main(config_path: str, trainer_module: str, test_path: str, out_json: str) -
             module.forward_velocity_state = original
 
     # Model-only save, then load into a fresh trainer, restores the trainable weights exactly.
-    saved = trainer.adapter.trainable_state_dict()
+    saved = trainable_state_dict(trainer.adapter)
     with tempfile.TemporaryDirectory() as tmp:
         path = trainer.save_checkpoint(tmp, epoch=trainer.cycle_index)
         fresh = load_trainer(config)
         differs_before = any(
-            not torch.equal(saved[k], v) for k, v in fresh.adapter.trainable_state_dict().items()
+            not torch.equal(saved[k], v) for k, v in trainable_state_dict(fresh.adapter).items()
         )
         fresh.load_checkpoint(str(path), resume_type="model")
-        restored = fresh.adapter.trainable_state_dict()
+        restored = trainable_state_dict(fresh.adapter)
     results["save_load"] = {
         "differs_before": differs_before,
         "exact": sorted(saved) == sorted(restored)

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from .hparams import Arguments
 from .trainers.loader import load_trainer
@@ -14,13 +11,12 @@ from .trainers.loader import load_trainer
 
 def load_config(path: str) -> Arguments:
     """Parse a YAML config file into ``Arguments``."""
-    with Path(path).open() as handle:
-        data = yaml.safe_load(handle) or {}
-    return Arguments.from_dict(data)
+    return Arguments.load_from_yaml(path)
 
 
 def train(config_path: str) -> Any:
-    """Train from a config file; returns the trainer (``trainer.history`` holds cycle metrics)."""
+    """Train from a config file; returns the trainer (``sandbox_support.cycle_history`` reads
+    its cycle metrics)."""
     trainer = load_trainer(load_config(config_path))
     trainer.start()
     return trainer

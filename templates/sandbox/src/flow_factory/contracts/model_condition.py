@@ -1,12 +1,43 @@
-"""Reserved condition keys that never reach the model forward."""
+"""Reserved condition keys that never reach the model forward (one owner per field)."""
 
 from __future__ import annotations
 
-#: Bookkeeping keys carried beside model conditions (text, ids, metadata).
-CONDITION_METADATA_KEYS = frozenset({"prompt", "negative_prompt", "metadata", "record_id"})
-#: Keys owned by the training runtime (samples, rewards, advantages).
-RUNTIME_SAMPLE_KEYS = frozenset({"reward", "rewards", "advantage", "source", "extra_kwargs"})
-#: Union: keys an output forward context may never bind into a model condition.
-NON_MODEL_CONDITION_KEYS = CONDITION_METADATA_KEYS | RUNTIME_SAMPLE_KEYS
+#: Arguments of ``BaseAdapter.forward_state`` itself.
+FORWARD_STATE_BOUNDARY_KEYS = frozenset(
+    {"batch", "state", "times", "next_state", "return_fields", "forward_kwargs"}
+)
+#: Keyword arguments ``forward_state`` derives from the state and times.
+FORWARD_STATE_OWNED_KEYS = frozenset(
+    {"t", "t_next", "latents", "next_latents", "compute_log_prob", "return_kwargs", "noise_level"}
+)
+#: Stored rollout trajectory fields.
+ROLLOUT_STORAGE_KEYS = frozenset(
+    {"trajectory", "timesteps", "all_latents", "latent_index_map", "log_probs",
+     "log_prob_index_map"}
+)
+#: Fields the trainer adds to a batch.
+TRAINER_METADATA_KEYS = frozenset({"advantage"})
+#: Offline-dataset bookkeeping carried beside the cached conditions.
+OFFLINE_PROVENANCE_KEYS = frozenset(
+    {"__offline_condition_id__", "condition", "condition_id", "condition_ids", "record_id",
+     "record_ids", "source", "sources", "source_id", "source_ids", "model_input", "model_inputs",
+     "supervision_type", "output", "target_media", "chosen_media", "rejected_media", "metadata",
+     "metadata_json"}
+)
+#: Union: keys a model condition or forward context may never bind.
+NON_MODEL_CONDITION_KEYS = (
+    FORWARD_STATE_BOUNDARY_KEYS
+    | FORWARD_STATE_OWNED_KEYS
+    | ROLLOUT_STORAGE_KEYS
+    | TRAINER_METADATA_KEYS
+    | OFFLINE_PROVENANCE_KEYS
+)
 
-__all__ = ["CONDITION_METADATA_KEYS", "RUNTIME_SAMPLE_KEYS", "NON_MODEL_CONDITION_KEYS"]
+__all__ = [
+    "FORWARD_STATE_BOUNDARY_KEYS",
+    "FORWARD_STATE_OWNED_KEYS",
+    "NON_MODEL_CONDITION_KEYS",
+    "OFFLINE_PROVENANCE_KEYS",
+    "ROLLOUT_STORAGE_KEYS",
+    "TRAINER_METADATA_KEYS",
+]

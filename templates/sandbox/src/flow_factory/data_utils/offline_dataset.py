@@ -20,7 +20,7 @@ from ..contracts.pipeline_io import MediaType
 from .schema import MediaAsset, NormalizedModelInput
 
 OfflineSupervisionType = Literal["demonstration", "preference"]
-SUPERVISION_TYPES = ("demonstration", "preference")
+_SUPERVISION_TYPES = ("demonstration", "preference")
 MediaDecoder = Callable[[MediaAsset], Any]
 
 
@@ -108,13 +108,13 @@ class OfflineDataset(Dataset):
     """In-memory list of :class:`OfflineItem` (input conditions cached, outputs decoded)."""
 
     def __init__(self, items: Sequence[OfflineItem]) -> None:
-        self.items = list(items)
+        self._items = list(items)
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self._items)
 
     def __getitem__(self, index: int) -> OfflineItem:
-        return self.items[index]
+        return self._items[index]
 
 
 @dataclass(frozen=True)
@@ -124,9 +124,9 @@ class OfflineCollator:
     supervision_type: OfflineSupervisionType
 
     def __post_init__(self) -> None:
-        if self.supervision_type not in SUPERVISION_TYPES:
+        if self.supervision_type not in _SUPERVISION_TYPES:
             raise ValueError(
-                f"supervision_type must be one of {SUPERVISION_TYPES}, "
+                f"supervision_type must be one of {_SUPERVISION_TYPES}, "
                 f"got {self.supervision_type!r}"
             )
 

@@ -11,10 +11,10 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, DistributedSampler
 
-from ..contracts.pipeline_io import MEDIA_TYPES
+from ..contracts.pipeline_io import MediaType, PipelineIOContract
 from .offline_dataset import (
+    _SUPERVISION_TYPES,
     DEFAULT_MEDIA_DECODERS,
-    SUPERVISION_TYPES,
     DecodedMedia,
     DemonstrationOutput,
     MediaDecoder,
@@ -24,6 +24,8 @@ from .offline_dataset import (
     PreferenceOutput,
 )
 from .schema import MediaAsset, MediaRef, NormalizedModelInput, _parse_record
+
+_MEDIA_TYPES = tuple(media.value for media in MediaType)
 
 
 def _checkout_root() -> Path:
@@ -49,7 +51,7 @@ def _asset(ref: MediaRef, directory: Path) -> MediaAsset:
 def _read_source(source: Any) -> tuple[Path, list]:
     """Parse ``{dataset_dir}/{split}.jsonl`` of one source strictly."""
     directory = _resolve_path(source.dataset_dir)
-    file = directory / f"{source.train_split}.jsonl"
+    file = directory / f"{source.train.split}.jsonl"
     if not file.is_file():
         raise FileNotFoundError(f"dataset {source.name!r}: expected {file}, which does not exist")
     records = []
@@ -60,7 +62,7 @@ def _read_source(source: Any) -> tuple[Path, list]:
             json.loads(line), where=f"{file}:{line_no}", default_id=f"{source.name}-{line_no}"
         )
         records.append(record)
-        if source.max_dataset_size and len(records) >= int(source.max_dataset_size):
+        if source.train.max_dataset_size and len(records) >= int(source.train.max_dataset_size):
             break
     return directory, records
 
@@ -82,7 +84,7 @@ def _build_items(
     media_decoders: Mapping[str, MediaDecoder],
 ) -> list[OfflineItem]:
     items: list[OfflineItem] = []
-    for source_id, source in enumerate(config.data_args.train_sources()):
+    for source_id, source in enumerate(config.data_args.training_datasets):
         directory, records = _read_source(source)
         for record in records:
             if record.supervision_type != supervision_type:
@@ -128,7 +130,8 @@ def _build_items(
 
 
 def _decode(asset: MediaAsset, decoders: Mapping[str, MediaDecoder], contract: Any):
-    if contract is not None and not contract.accepts_output(asset.type):
+    produced = () if contract is None else tuple(m.type.value for m in contract.output_media.items)
+    if contract is not None and asset.type not in produced:
         raise ValueError(f"media type {asset.type!r} is not produced by the model ({contract})")
     if asset.type not in decoders:
         raise NotImplementedError(
@@ -164,15 +167,20 @@ def build_offline_train_dataloader(
     ``MediaAsset`` and returns the payload. Raises ``ValueError`` when the per-rank batch count
     does not divide by the explicit GAS.
     """
-    if supervision_type not in SUPERVISION_TYPES:
+    if not isinstance(pipeline_io_contract, PipelineIOContract):
+        raise TypeError(
+            "pipeline_io_contract must be a PipelineIOContract, got "
+            f"{type(pipeline_io_contract).__name__}"
+        )
+    if supervision_type not in _SUPERVISION_TYPES:
         raise ValueError(
-            f"supervision_type must be one of {SUPERVISION_TYPES}, got {supervision_type!r}"
+            f"supervision_type must be one of {_SUPERVISION_TYPES}, got {supervision_type!r}"
         )
     decoders = dict(DEFAULT_MEDIA_DECODERS)
     for media_type, decoder in (media_decoders or {}).items():
-        if media_type not in MEDIA_TYPES or not callable(decoder):
+        if media_type not in _MEDIA_TYPES or not callable(decoder):
             raise ValueError(
-                f"media_decoders maps a type in {MEDIA_TYPES} to a callable, got "
+                f"media_decoders maps a type in {_MEDIA_TYPES} to a callable, got "
                 f"{media_type!r}: {decoder!r}"
             )
         decoders[media_type] = decoder

@@ -15,9 +15,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..contracts.pipeline_io import MEDIA_TYPES, MediaType
+from ..contracts.pipeline_io import MediaType
 
-SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 2
+_MEDIA_TYPES = tuple(media.value for media in MediaType)
 _RECORD_KEYS = {"schema_version", "input", "supervision"}
 _OPTIONAL_RECORD_KEYS = {"id", "metadata"}
 
@@ -83,10 +84,10 @@ def _media_list(obj: Any, where: str, *, required: bool) -> tuple[MediaRef, ...]
     refs = []
     for index, item in enumerate(obj["media"]):
         _require_keys(item, {"type", "path"}, set(), f"{where}.media[{index}]")
-        if item["type"] not in MEDIA_TYPES or not isinstance(item["path"], str) \
+        if item["type"] not in _MEDIA_TYPES or not isinstance(item["path"], str) \
                 or not item["path"].strip():
             raise ValueError(
-                f"{where}.media[{index}] needs type in {MEDIA_TYPES} and a non-empty string "
+                f"{where}.media[{index}] needs type in {_MEDIA_TYPES} and a non-empty string "
                 f"path, got {item!r}"
             )
         refs.append(MediaRef(item["type"], item["path"]))
@@ -96,9 +97,9 @@ def _media_list(obj: Any, where: str, *, required: bool) -> tuple[MediaRef, ...]
 def _parse_record(record: Any, *, where: str, default_id: str) -> _ParsedRecord:
     """Validate one decoded JSON line (``where`` names it in error messages)."""
     _require_keys(record, _RECORD_KEYS, _OPTIONAL_RECORD_KEYS, where)
-    if record["schema_version"] != SCHEMA_VERSION:
+    if record["schema_version"] != _SCHEMA_VERSION:
         raise ValueError(
-            f"{where}.schema_version must be {SCHEMA_VERSION}, got {record['schema_version']!r}"
+            f"{where}.schema_version must be {_SCHEMA_VERSION}, got {record['schema_version']!r}"
         )
     model_input = record["input"]
     _require_keys(model_input, {"prompt"}, {"negative_prompt", "media"}, f"{where}.input")
@@ -140,7 +141,6 @@ def _parse_record(record: Any, *, where: str, default_id: str) -> _ParsedRecord:
 
 
 __all__ = [
-    "SCHEMA_VERSION",
     "MediaAsset",
     "MediaRef",
     "NormalizedModelInput",

@@ -1,9 +1,9 @@
-"""``ArgABC``: dataclass base for argument groups that keeps unknown keys and acts as a mapping."""
+"""``ArgABC``: dataclass base for argument groups; keeps unknown keys in ``extra_kwargs``."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,8 +12,9 @@ from typing import Any
 class ArgABC:
     """Base of every argument group.
 
-    Unknown keys given to :meth:`from_dict` land in ``extra_kwargs``; attribute access falls back to
-    them, and the object is a read-only mapping so trainers can write ``{**training_args}``.
+    Unknown keys given to :meth:`from_dict` land in ``extra_kwargs`` (read them there: attribute
+    access does not fall back to them). ``keys()`` and ``[key]`` make ``{**training_args}``
+    work, as in the real framework; the object is no full mapping (no ``len``/``in``/``get``).
     """
 
     extra_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -35,13 +36,6 @@ class ArgABC:
         extra = data.pop("extra_kwargs", {}) or {}
         return {**data, **extra}
 
-    def __getattr__(self, name: str) -> Any:
-        # Only called when normal lookup fails; read ``__dict__`` directly to avoid recursion.
-        extra = self.__dict__.get("extra_kwargs") or {}
-        if name in extra:
-            return extra[name]
-        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
-
     def keys(self) -> list[str]:
         """Mapping protocol: field names (without ``extra_kwargs``) then extra keys."""
         return list(self.to_dict().keys())
@@ -51,16 +45,3 @@ class ArgABC:
         if key not in data:
             raise KeyError(key)
         return data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.keys())
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.to_dict()
-
-    def __len__(self) -> int:
-        return len(self.to_dict())
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Mapping ``get``."""
-        return self.to_dict().get(key, default)

@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ..contracts.execution import AcquisitionMode, FeedbackMode
+from .abc import ArgABC
+from .acceleration_args import AccelerationArguments
 from .data_args import DataArguments
 from .log_args import LogArguments
 from .model_args import ModelArguments
@@ -18,11 +22,19 @@ from .training_args import EvaluationArguments, TrainingArguments, get_training_
 
 _TOP_LEVEL_KEYS = (
     "launcher",
+    "config_file",
     "num_processes",
+    "num_machines",
+    "machine_rank",
+    "main_process_ip",
+    "main_process_port",
+    "gpus_per_node",
     "mixed_precision",
-    "config_path",
 )
-_GROUP_KEYS = ("model", "data", "train", "scheduler", "eval", "log", "rewards", "eval_rewards")
+_GROUP_KEYS = (
+    "model", "data", "train", "scheduler", "eval", "log", "rewards", "eval_rewards",
+    "acceleration",
+)
 
 
 def _mapping(value: Any, name: str) -> Mapping[str, Any]:
@@ -34,8 +46,9 @@ def _mapping(value: Any, name: str) -> Mapping[str, Any]:
 
 
 @dataclass
-class Arguments:
-    """All argument groups of one run (``model``, ``data``, ``train``, ... in YAML)."""
+class Arguments(ArgABC):
+    """All argument groups of one run (``model``, ``data``, ``train``, ... in YAML) and the
+    launch settings (one process on one machine in the sandbox)."""
 
     model_args: ModelArguments = field(default_factory=ModelArguments)
     data_args: DataArguments = field(default_factory=DataArguments)
@@ -46,25 +59,29 @@ class Arguments:
     reward_args: list[RewardArguments] = field(default_factory=list)
     eval_reward_args: list[RewardArguments] = field(default_factory=list)
     optimizer_args: MultiOptimizerArguments = field(default_factory=MultiOptimizerArguments)
+    acceleration_args: AccelerationArguments = field(default_factory=AccelerationArguments)
     launcher: str = "accelerate"
+    config_file: str | None = None
     num_processes: int = 1
+    num_machines: int | None = None
+    machine_rank: int | None = None
+    main_process_ip: str | None = None
+    main_process_port: int = 29500
+    gpus_per_node: int | None = None
+    process_index: int | None = None
+    local_process_index: int | None = None
     mixed_precision: str = "no"
-    config_path: str | None = None
-
-    @property
-    def rewards(self) -> list[RewardArguments]:
-        """Alias of ``reward_args``."""
-        return self.reward_args
-
-    @property
-    def checkout_root(self) -> Path:
-        """Root of the checkout (parent of ``src/``): base for relative ``dataset_dir``s."""
-        return Path(__file__).resolve().parents[3]
 
     @classmethod
-    def from_dict(cls, config: Mapping[str, Any]) -> Arguments:
+    def load_from_yaml(cls, yaml_file: str) -> Arguments:
+        """Parse a YAML config file (see :meth:`from_dict`)."""
+        with Path(yaml_file).open(encoding="utf-8") as handle:
+            return cls.from_dict(yaml.safe_load(handle) or {})
+
+    @classmethod
+    def from_dict(cls, args_dict: Mapping[str, Any]) -> Arguments:
         """Parse a full config mapping and apply the execution-contract checks."""
-        config = _mapping(config, "config")
+        config = _mapping(args_dict, "config")
         unknown = sorted(set(config) - set(_TOP_LEVEL_KEYS) - set(_GROUP_KEYS) - {"optimizers"})
         if unknown:
             raise ValueError(
@@ -88,6 +105,9 @@ class Arguments:
                 RewardArguments.from_dict(r) for r in config.get("eval_rewards") or []
             ],
             optimizer_args=_optimizer_args(config.get("optimizers"), training_args),
+            acceleration_args=AccelerationArguments.from_dict(
+                _mapping(config.get("acceleration"), "acceleration")
+            ),
             **{k: config[k] for k in _TOP_LEVEL_KEYS if k in config},
         )
         args._resolve_scheduler_sde_defaults()
@@ -154,7 +174,7 @@ class Arguments:
         if contract.acquisition is AcquisitionMode.DATASET:
             self._validate_dataset_sources(key)
             return
-        if not self.data_args.train_sources():
+        if not self.data_args.training_datasets:
             raise ValueError(f"trainer_type {key!r} needs a data.datasets train source (prompts)")
         args = self.training_args
         if not args._manual_gradient_accumulation_steps:
@@ -162,7 +182,7 @@ class Arguments:
             args.gradient_accumulation_steps *= int(args.get_num_train_timesteps(self))
 
     def _validate_dataset_sources(self, key: str) -> None:
-        sources = self.data_args.train_sources()
+        sources = self.data_args.training_datasets
         if not sources:
             raise ValueError(f"dataset trainer {key!r} needs an enabled data.datasets train source")
         if self.data_args.enable_preprocess is not True:
@@ -176,10 +196,10 @@ class Arguments:
                 f"got {self.data_args.sampler_type!r}"
             )
         for source in sources:
-            if source.train_weight != 1:
+            if source.train.weight != 1:
                 raise ValueError(
                     f"dataset trainer {key!r} needs train.weight == 1 for source "
-                    f"{source.name!r}, got {source.train_weight!r}"
+                    f"{source.name!r}, got {source.train.weight!r}"
                 )
 
 
@@ -188,7 +208,7 @@ def _optimizer_args(items: Any, training_args: TrainingArguments) -> MultiOptimi
     if items:
         if not isinstance(items, list):
             raise TypeError(f"optimizers must be a list, got {type(items).__name__}")
-        return MultiOptimizerArguments.from_list(items)
+        return MultiOptimizerArguments.from_dict(items)
     default = AdamWOptimizerArguments(
         name="default",
         learning_rate=training_args.learning_rate,
@@ -197,7 +217,7 @@ def _optimizer_args(items: Any, training_args: TrainingArguments) -> MultiOptimi
         eps=training_args.adam_epsilon,
         max_grad_norm=training_args.max_grad_norm,
     )
-    return MultiOptimizerArguments(entries=(default,))
+    return MultiOptimizerArguments(optimizer_configs=[default])
 
 
 __all__ = ["Arguments"]

@@ -3,59 +3,58 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .abc import ArgABC
-
-
-@dataclass
-class DatasetSourceArguments(ArgABC):
-    """One entry of ``data.datasets``."""
-
-    name: str = "default"
-    dataset_dir: str = ""
-    train: dict[str, Any] | None = field(default_factory=dict)
-    eval: dict[str, Any] | None = field(default_factory=dict)
-
-    @property
-    def train_enabled(self) -> bool:
-        """True when the train split is configured (not null / not ``enabled: false``)."""
-        return self.train is not None and self.train.get("enabled", True) is not False
-
-    @property
-    def train_split(self) -> str:
-        """Split file stem (``train`` -> ``train.jsonl``)."""
-        return str((self.train or {}).get("split", "train"))
-
-    @property
-    def train_weight(self) -> Any:
-        """Sampling weight of this source."""
-        return (self.train or {}).get("weight", 1)
-
-    @property
-    def max_dataset_size(self) -> int | None:
-        """Optional cap on records read from this source."""
-        return (self.train or {}).get("max_dataset_size")
+from .dataset_args import DatasetArguments
 
 
 @dataclass
 class DataArguments(ArgABC):
-    """Training / evaluation sources and preprocessing switches."""
+    """Training / evaluation sources and preprocessing switches (the sandbox preprocesses
+    in memory: the cache and parallelism fields are accepted and unused)."""
 
-    datasets: list[DatasetSourceArguments] = field(default_factory=list)
+    datasets: list[DatasetArguments] | None = field(default_factory=list)
+    dataset_dir: str = ""
+    image_dir: str | None = None
+    video_dir: str | None = None
+    audio_dir: str | None = None
+    cache_dir: str = ".cache/flow_factory"
     enable_preprocess: bool = True
-    sampler_type: str = "auto"
+    force_reprocess: bool = False
+    preprocessing_batch_size: int = 8
+    preprocess_parallelism: str = "local"
     dataloader_num_workers: int = 0
+    max_dataset_size: int | None = None
+    sampler_type: str = "auto"
 
     def __post_init__(self) -> None:
         self.datasets = [
-            d if isinstance(d, DatasetSourceArguments) else DatasetSourceArguments.from_dict(d)
+            d if isinstance(d, DatasetArguments) else DatasetArguments.from_dict(d)
             for d in (self.datasets or [])
         ]
+        for source_id, source in enumerate(self.datasets):
+            if source.source_id is None:
+                source.source_id = source_id
 
-    def train_sources(self) -> list[DatasetSourceArguments]:
+    @property
+    def training_datasets(self) -> list[DatasetArguments]:
         """Sources whose train split is enabled."""
-        return [d for d in self.datasets if d.train_enabled]
+        return [d for d in self.datasets if d.is_training_source]
+
+    @property
+    def eval_datasets(self) -> list[DatasetArguments]:
+        """Sources whose eval split is enabled."""
+        return [d for d in self.datasets if d.is_eval_source]
+
+    @property
+    def source_id_to_name(self) -> list[str]:
+        """Source names by source id."""
+        return [d.name for d in sorted(self.datasets, key=lambda d: d.source_id)]
+
+    @property
+    def source_name_to_id(self) -> dict[str, int]:
+        """Source ids by name."""
+        return {d.name: d.source_id for d in self.datasets}
 
 
-__all__ = ["DataArguments", "DatasetSourceArguments"]
+__all__ = ["DataArguments"]

@@ -11,6 +11,7 @@ from .abc import ArgABC
 class LogArguments(ArgABC):
     """Where checkpoints go and how often; the sandbox logs in memory only."""
 
+    project: str = "flow-factory-sandbox"
     run_name: str = "sandbox"
     save_dir: str | None = None
     save_freq: int = 0

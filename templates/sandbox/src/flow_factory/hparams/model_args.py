@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .abc import ArgABC
+
+# The sandbox has one trainable component.
+_COMPONENTS = ("transformer",)
 
 
 @dataclass
 class ModelArguments(ArgABC):
-    """Which adapter to build and how to finetune it."""
+    """Which adapter to build and how to finetune it (the toy model's own ``hidden_dim`` is an
+    extra key, read from ``extra_kwargs``)."""
 
     model_type: str = "toy"
     model_name_or_path: str = "toy:seed=0"
     finetune_type: str = "lora"
     lora_rank: int = 4
     lora_alpha: float | None = None
-    hidden_dim: int = 64
+    target_components: str | list[str] = "transformer"
+    target_modules: str | list[str] = "default"
+    trainable_parameters_dtype: str = "fp32"
+    frozen_parameters_dtype: Any = None
+    component_load_dtypes: Any = None
     resume_path: str | None = None
     resume_type: str | None = None
 
@@ -33,6 +42,16 @@ class ModelArguments(ArgABC):
             )
         if self.lora_rank < 1:
             raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
+        components = (
+            [self.target_components] if isinstance(self.target_components, str)
+            else list(self.target_components)
+        )
+        unknown = [c for c in components if c not in _COMPONENTS]
+        if unknown:
+            raise ValueError(
+                f"model.target_components {unknown} are not components of the sandbox model "
+                f"(it has {list(_COMPONENTS)})"
+            )
 
 
 __all__ = ["ModelArguments"]

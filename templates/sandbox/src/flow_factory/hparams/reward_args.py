@@ -15,6 +15,11 @@ class RewardArguments(ArgABC):
     reward_model: str = "toy_target"
     weight: float = 1.0
     batch_size: int = 16
+    device: str = "cpu"
+    dtype: str = "float32"
+    async_reward: bool = False
+    num_workers: int = 1
+    applicable_datasets: list[str] | None = None
 
     def __post_init__(self) -> None:
         self.weight = float(self.weight)

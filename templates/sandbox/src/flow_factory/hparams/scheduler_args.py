@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from .abc import ArgABC
 
-SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
-DYNAMICS_TYPES = (*SDE_DYNAMICS, "ODE")
+_SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
+_DYNAMICS_TYPES = (*_SDE_DYNAMICS, "ODE")
 
 
 @dataclass
@@ -21,16 +21,11 @@ class SchedulerArguments(ArgABC):
     seed: int = 42
 
     def __post_init__(self) -> None:
-        if self.dynamics_type not in DYNAMICS_TYPES:
+        if self.dynamics_type not in _DYNAMICS_TYPES:
             raise ValueError(
-                f"scheduler.dynamics_type must be one of {DYNAMICS_TYPES}, "
+                f"scheduler.dynamics_type must be one of {_DYNAMICS_TYPES}, "
                 f"got {self.dynamics_type!r}"
             )
 
-    @property
-    def component_dynamics(self) -> dict[str, str]:
-        """Dynamics per trajectory component (the toy has one component, ``latent``)."""
-        return {"latent": self.dynamics_type}
 
-
-__all__ = ["DYNAMICS_TYPES", "SDE_DYNAMICS", "SchedulerArguments"]
+__all__ = ["SchedulerArguments"]

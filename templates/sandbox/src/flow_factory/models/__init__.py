@@ -1,18 +1,20 @@
 """Model adapters (only the CPU ``toy`` model ships in the sandbox)."""
 
-from .abc import DEFAULT_BASE_VARIANT, BaseAdapter
+from .abc import BaseAdapter
 from .condition_state import PreparedConditionState
+from .loader import load_model
+from .model_bundle import ModelBundle
 from .output_state import EncodedOutputState, GeometrySignature, MediaGeometrySignature
-from .registry import get_model_class, list_registered_models, load_model
+from .registry import get_model_adapter_class, list_registered_models
 
 __all__ = [
-    "DEFAULT_BASE_VARIANT",
     "BaseAdapter",
     "EncodedOutputState",
     "GeometrySignature",
     "MediaGeometrySignature",
     "PreparedConditionState",
-    "get_model_class",
+    "ModelBundle",
+    "get_model_adapter_class",
     "list_registered_models",
     "load_model",
 ]

@@ -8,19 +8,27 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import torch
 from torch import nn
 
 from ..contracts.pipeline_io import PipelineIOContract
-from ..samples import BaseSample, ComponentTimes, LatentState, MultiModalStepOutput, NoisedState
+from ..samples import (
+    BaseSample,
+    ComponentTimes,
+    LatentState,
+    MultiModalStepOutput,
+    NoisedState,
+    ReplayStep,
+    StackedSampleBatch,
+)
 from ..scheduler import SandboxScheduler, build_scheduler
 from .condition_state import PreparedConditionState
-from .output_state import EncodedOutputState
+from .output_state import DecodedMediaBatch, EncodedOutputState
 
 DEFAULT_BASE_VARIANT = "base"
-REFERENCE_SNAPSHOT = "__reference__"
+_REFERENCE_SNAPSHOT = "__reference__"
 
 
 class BaseAdapter(ABC):
@@ -35,25 +43,26 @@ class BaseAdapter(ABC):
         {"guidance_scale": 1.0}
     )
     trajectory_component_order: ClassVar[tuple[str, ...]] = ("latent",)
-    pipeline_io_contract: ClassVar[PipelineIOContract] = PipelineIOContract()
+    pipeline_io_contract: ClassVar[PipelineIOContract | None] = None
 
     def __init__(self, config: Any, accelerator: Any) -> None:
         self.config = config
         self.accelerator = accelerator
         self.model_args = config.model_args
         self.training_args = config.training_args
-        self.scheduler_args = config.scheduler_args
-        self.transformer: nn.Module = self.load_transformer()
+        scheduler_args = config.scheduler_args
+        self.transformer: nn.Module = self._sandbox_load_transformer()
         self._snapshots: dict[str, list[torch.Tensor]] = {}
         self._ema: list[torch.Tensor] | None = None
         # Live trainable roles: the first owns the base network (see declare_component_variants).
         self._variant_order: tuple[str, ...] = (DEFAULT_BASE_VARIANT,)
         self._variant_modules: dict[str, nn.Module] = {DEFAULT_BASE_VARIANT: self.transformer}
         self._variant_snapshots: dict[str, str] = {}
-        self._generator = torch.Generator().manual_seed(int(self.scheduler_args.seed))
-        self._scheduler = build_scheduler(self.scheduler_args, self.training_args)
+        self._generator = torch.Generator().manual_seed(int(scheduler_args.seed))
+        self._scheduler = build_scheduler(scheduler_args, self.training_args)
+        # One trajectory component (``latent``), sampled with the configured dynamics.
         self.scheduler_group = SimpleNamespace(
-            dynamics=dict(self.scheduler_args.component_dynamics), primary=self._scheduler
+            dynamics={"latent": scheduler_args.dynamics_type}, primary=self._scheduler
         )
         # Real adapters map each trainable component to its LoRA target modules; the sandbox has
         # one component, ``transformer``, whose LoRA targets are its linear layers.
@@ -64,8 +73,9 @@ class BaseAdapter(ABC):
 
     # ------------------------------------------------------------------ model hooks
     @abstractmethod
-    def load_transformer(self) -> nn.Module:
-        """Build the velocity network (trainable parameters already selected)."""
+    def _sandbox_load_transformer(self) -> nn.Module:
+        """Build the velocity network, trainable parameters selected (sandbox plumbing: real
+        adapters load a pipeline with ``load_pipeline``)."""
 
     @abstractmethod
     def forward(self, state: LatentState, times: ComponentTimes, batch: Mapping[str, Any]):
@@ -99,7 +109,10 @@ class BaseAdapter(ABC):
 
     @property
     def effective_pipeline_io_contract(self) -> PipelineIOContract:
-        """Media this adapter consumes and produces."""
+        """Media this adapter consumes and produces (its declared ``pipeline_io_contract``)."""
+        if not isinstance(self.pipeline_io_contract, PipelineIOContract):
+            raise TypeError(f"{type(self).__name__} declares no PipelineIOContract "
+                            f"(pipeline_io_contract={self.pipeline_io_contract!r})")
         return self.pipeline_io_contract
 
     @classmethod
@@ -119,7 +132,7 @@ class BaseAdapter(ABC):
             raise ValueError(f"unknown components {unknown}; this adapter has ['transformer']")
         return self.get_trainable_parameters()
 
-    def set_prepared_module(self, module: nn.Module) -> None:
+    def _sandbox_set_prepared_module(self, module: nn.Module) -> None:
         """Use the accelerator-prepared network from now on (the base role's network)."""
         base = self._variant_order[0]
         if self._variant_modules.get(base) is self.transformer:
@@ -149,16 +162,55 @@ class BaseAdapter(ABC):
         self, condition: Mapping[str, Any], generator: torch.Generator | None = None
     ) -> PreparedConditionState:
         """Per-batch condition preparation (identity for simple models)."""
+        if not isinstance(condition, Mapping):
+            raise TypeError(
+                "expected Mapping[str, Any] for prepare_condition_state condition, "
+                f"received {type(condition).__name__}"
+            )
         return PreparedConditionState.identity(condition)
 
     def encode_output_state(
         self,
-        media_batch: Sequence[Sequence[Any]],
-        condition: PreparedConditionState,
+        media_batch: DecodedMediaBatch,
+        condition: Mapping[str, Any] | PreparedConditionState,
         generator: torch.Generator | None = None,
     ) -> EncodedOutputState:
         """Encode target media into a clean ``LatentState`` (offline training)."""
         raise NotImplementedError(f"{type(self).__name__} cannot encode output media")
+
+    def decode_output_state(
+        self, encoded: EncodedOutputState, *, output_type: Literal["pil", "pt", "np"] = "pil"
+    ) -> Any:
+        """Decode an encoding's clean state back to media of ``output_type``."""
+        if not isinstance(encoded, EncodedOutputState):
+            raise TypeError(
+                "expected EncodedOutputState for decode_output_state encoded, "
+                f"received {type(encoded).__name__}"
+            )
+        if output_type not in ("pil", "pt", "np"):
+            raise ValueError(f"expected output_type 'pil', 'pt' or 'np', received {output_type!r}")
+        return self._decode_output_state(encoded, output_type=output_type)
+
+    def _decode_output_state(
+        self, encoded: EncodedOutputState, *, output_type: Literal["pil", "pt", "np"]
+    ) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} cannot decode output states")
+
+    def cast_latent_state(
+        self, state: LatentState, default_dtype: torch.dtype | None = None
+    ) -> LatentState:
+        """Every component in the storage dtype (``training_args.latent_storage_dtype``, else
+        ``default_dtype``, else unchanged); active masks are carried over."""
+        if not isinstance(state, LatentState):
+            raise TypeError(
+                f"expected LatentState for cast_latent_state, got {type(state).__name__}"
+            )
+        target = _STORAGE_DTYPES.get(getattr(self.training_args, "latent_storage_dtype", None))
+        target = target or default_dtype
+        if target is None:
+            return state
+        cast = {name: value.to(target) for name, value in state.components.items()}
+        return LatentState(cast, active_masks=state.active_masks)
 
     def forward_state(
         self,
@@ -168,36 +220,62 @@ class BaseAdapter(ABC):
         times: ComponentTimes,
         next_state: LatentState | None = None,
         compute_log_prob: bool = False,
-        return_fields: Sequence[str] = (),
+        return_fields: tuple[str, ...] = (),
         noise_level: float | None = None,
         **kwargs: Any,
     ) -> MultiModalStepOutput:
         """Velocity at ``(state, times)``; with ``compute_log_prob`` the Gaussian log-density of
-        ``next_state`` under an Euler-Maruyama step of std ``noise_level * sqrt(dt)``."""
+        ``next_state`` under an Euler-Maruyama step of std ``noise_level * sqrt(|dt|)``."""
+        order = self.trajectory_component_order
+        self._sandbox_require_order(state, order, "forward_state state")
+        _require_times_order(times, order, "forward_state", ("timestep", "next_timestep"))
         velocity = self.forward(state, times, batch)
-        output = MultiModalStepOutput(velocity=velocity)
         if not compute_log_prob:
-            return output
-        if next_state is None or times.next_timestep is None:
-            raise ValueError("compute_log_prob=True needs next_state and times.next_timestep")
+            return MultiModalStepOutput(velocity=velocity)
+        if next_state is None:
+            raise ValueError("compute_log_prob=True needs next_state")
+        self._sandbox_require_order(next_state, order, "forward_state next_state")
         level = float(self._scheduler.noise_level if noise_level is None else noise_level)
-        dt = (times.timestep - times.next_timestep).to(torch.float32)
-        log_prob, mean, std = None, {}, None
+        mean, std, dt, log_probs = {}, {}, {}, {}
         for name, x in state.components.items():
-            step_mean = x - _expand(dt, x) * velocity.components[name]
-            std = (level * dt.clamp_min(1e-8).sqrt()).clamp_min(1e-6)
-            term = gaussian_log_prob(next_state.components[name], step_mean, _expand(std, x))
-            log_prob = term if log_prob is None else log_prob + term
-            mean[name] = step_mean
-        output.log_prob, output.mean, output.std = log_prob, LatentState(mean), std
-        return output
+            # dt < 0: time runs from 1 (noise) to 0 (data).
+            step = _per_sample(times.next_timestep[name] - times.timestep[name], x).float()
+            mean[name] = x + _expand(step, x) * velocity.components[name]
+            scale = (level * step.abs().clamp_min(1e-8).sqrt()).clamp_min(1e-6)
+            std[name], dt[name] = _expand(scale, x), _expand(step, x)
+            log_probs[name] = _gaussian_log_prob(next_state.components[name], mean[name], std[name])
+        return MultiModalStepOutput(
+            next_state_mean=LatentState(mean, active_masks=state.active_masks),
+            std_dev_t=std,
+            dt=dt,
+            log_prob=torch.stack(list(log_probs.values()), dim=0).sum(dim=0),
+            component_log_probs=log_probs,
+            velocity=velocity,
+        )
 
     # ------------------------------------------------------------------ forward process
     def build_training_component_times(
         self, primary_timesteps: torch.Tensor, *, batch: Mapping[str, Any] | None = None
     ) -> ComponentTimes:
-        """Times ``(B,)`` for a training forward (``sigma == timestep``)."""
-        return ComponentTimes(timestep=primary_timesteps, sigma=primary_timesteps)
+        """Per-component times for training forwards at ``primary_timesteps`` ``(B,)``: next
+        time 0 and ``sigma == timestep`` (the sandbox's scheduler scale is [0, 1])."""
+        if not isinstance(primary_timesteps, torch.Tensor):
+            raise TypeError(
+                "expected torch.Tensor primary_timesteps for build_training_component_times, "
+                f"received {type(primary_timesteps).__name__}: {primary_timesteps!r}"
+            )
+        if primary_timesteps.ndim != 1:
+            raise ValueError(
+                "expected primary_timesteps with one scheduler coordinate per sample, shape "
+                f"(B,), received {tuple(primary_timesteps.shape)}"
+            )
+        names = self.trajectory_component_order
+        return ComponentTimes(
+            timestep={name: primary_timesteps for name in names},
+            next_timestep={name: torch.zeros_like(primary_timesteps) for name in names},
+            sigma={name: primary_timesteps for name in names},
+            next_sigma={name: torch.zeros_like(primary_timesteps) for name in names},
+        )
 
     def add_forward_process_noise(
         self,
@@ -206,87 +284,180 @@ class BaseAdapter(ABC):
         *,
         generator: torch.Generator | None = None,
     ) -> NoisedState:
-        """Draw fresh Gaussian noise and noise ``clean_state`` to ``times``."""
-        noise = LatentState(
-            {
-                k: torch.randn(v.shape, generator=generator, dtype=v.dtype).to(v.device)
-                for k, v in clean_state.components.items()
-            }
-        )
-        return self.apply_forward_process_noise(clean_state, times, noise)
+        """Draw Gaussian noise in component order (the only RNG use), then noise ``clean_state``
+        to ``times`` with :meth:`apply_forward_process_noise`."""
+        order = self.trajectory_component_order
+        self._sandbox_require_order(clean_state, order, "add_forward_process_noise clean_state")
+        _require_times_order(times, order, "add_forward_process_noise", ("sigma",))
+        noise = {
+            name: torch.randn(x.shape, generator=generator, dtype=x.dtype).to(x.device)
+            for name, x in clean_state.components.items()
+        }
+        return self.apply_forward_process_noise(clean_state, times, LatentState(noise))
 
     def apply_forward_process_noise(
         self, clean_state: LatentState, times: ComponentTimes, noise: LatentState
     ) -> NoisedState:
-        """``x_t = (1 - t) x0 + t n``, target velocity ``n - x0``."""
+        """``x_t = (1 - sigma) x0 + sigma n``, target velocity ``n - x0``; elements outside the
+        active masks stay clean with a zero target."""
+        order = self.trajectory_component_order
+        self._sandbox_require_order(clean_state, order, "apply_forward_process_noise clean_state")
+        self._sandbox_require_order(noise, order, "apply_forward_process_noise noise")
+        _require_times_order(times, order, "apply_forward_process_noise", ("sigma",))
         noised, target = {}, {}
         for name, x0 in clean_state.components.items():
             n = noise.components[name]
-            t = _expand(times.sigma, x0).to(x0.dtype)
-            noised[name] = (1.0 - t) * x0 + t * n
+            _require_like(n, x0, f"noise component {name!r}")
+            sigma = _expand(_per_sample(times.sigma[name], x0), x0).to(x0.dtype)
+            noised[name] = (1.0 - sigma) * x0 + sigma * n
             target[name] = n - x0
-        return NoisedState(LatentState(noised), LatentState(target), noise)
+            if clean_state.active_masks is not None:
+                mask = clean_state.active_masks[name].to(x0.device)
+                noised[name] = torch.where(mask, noised[name], x0)
+                target[name] = torch.where(mask, target[name], torch.zeros_like(target[name]))
+        masks = clean_state.active_masks
+        return NoisedState(
+            state=LatentState(noised, active_masks=masks),
+            target_velocity=LatentState(target, active_masks=masks),
+            noise=noise,
+        )
 
     def project_velocity_to_clean_state(
         self, state: LatentState, times: ComponentTimes, velocity: LatentState
     ) -> LatentState:
-        """``x0 = x_t - t v``."""
-        return LatentState(
-            {
-                k: x - _expand(times.sigma, x) * velocity.components[k]
-                for k, x in state.components.items()
-            }
-        )
+        """``x0 = x_t - sigma v`` per component."""
+        order = self.trajectory_component_order
+        self._sandbox_require_order(state, order, "project_velocity_to_clean_state state")
+        self._sandbox_require_order(velocity, order, "project_velocity_to_clean_state velocity")
+        _require_times_order(times, order, "project_velocity_to_clean_state", ("sigma",))
+        clean = {}
+        for name, x in state.components.items():
+            v = velocity.components[name]
+            if v.shape != x.shape or v.device != x.device:
+                raise ValueError(
+                    f"expected velocity component {name!r} to match state shape/device "
+                    f"({tuple(x.shape)}, {x.device}), received ({tuple(v.shape)}, {v.device})"
+                )
+            dtype = torch.promote_types(x.dtype, v.dtype)
+            sigma = _expand(_per_sample(times.sigma[name], x), x).to(dtype)
+            clean[name] = x.to(dtype) - sigma * v.to(dtype)
+        return LatentState(clean, active_masks=state.active_masks)
 
     def reduce_latent_values(
-        self, values: Any, *, active_numel: Any = None, state: LatentState | None = None
+        self,
+        values: Mapping[str, torch.Tensor],
+        *,
+        active_numel: Mapping[str, int] | None = None,
+        state: LatentState | None = None,
     ) -> torch.Tensor:
-        """Per-sample mean over non-batch dims, averaged over components -> ``(B,)``."""
-        tensors = list(values.components.values()) if isinstance(values, LatentState) else [values]
-        per_component = [t.reshape(t.shape[0], -1).mean(dim=1) for t in tensors]
-        return torch.stack(per_component, dim=0).mean(dim=0)
+        """Per-sample values ``(B,)`` weighted by element count over every component.
+
+        ``values`` is a plain ``{component: tensor}`` mapping in ``trajectory_component_order``
+        (a ``LatentState`` is refused). ``active_numel`` marks components whose values are
+        already per-sample means ``(B,)`` over that many elements.
+        """
+        self._sandbox_check_reduction_state(state)
+        reduced = self._reduce_latent_values(values, active_numel=active_numel, state=state)
+        return self._sandbox_check_reduced(reduced, values, "reduce_latent_values")
+
+    def _reduce_latent_values(
+        self,
+        values: Mapping[str, torch.Tensor],
+        *,
+        active_numel: Mapping[str, int] | None = None,
+        state: LatentState | None = None,
+    ) -> torch.Tensor:
+        return _weighted_element_mean(values, self.trajectory_component_order, active_numel)
 
     def reduce_flow_matching_objective_values(
-        self, values: Any, *, state: LatentState | None = None
+        self, values: Mapping[str, torch.Tensor], *, state: LatentState | None = None
     ) -> torch.Tensor:
-        """Flow-matching reduction, fp32 ``(B,)``."""
-        return self.reduce_latent_values(values, state=state).float()
+        """The flow-matching objective's per-sample reduction (default:
+        ``reduce_latent_values``)."""
+        self._sandbox_check_reduction_state(state)
+        reduced = self._reduce_flow_matching_objective_values(values, state=state)
+        return self._sandbox_check_reduced(reduced, values, "reduce_flow_matching_objective_values")
+
+    def _reduce_flow_matching_objective_values(
+        self, values: Mapping[str, torch.Tensor], *, state: LatentState | None = None
+    ) -> torch.Tensor:
+        return self.reduce_latent_values(values, state=state)
+
+    def _sandbox_check_reduction_state(self, state: LatentState | None) -> None:
+        if state is None:
+            return
+        if not isinstance(state, LatentState):
+            raise TypeError(f"expected LatentState or None for reduction state, "
+                            f"received {type(state).__name__}")
+        order = self.trajectory_component_order
+        if state.component_names != order:
+            raise ValueError(
+                f"expected state component order {order}, received {state.component_names}"
+            )
+
+    def _sandbox_check_reduced(self, reduced: Any, values: Any, method: str) -> torch.Tensor:
+        first = next(iter(values.values()))
+        expected = (int(first.shape[0]),)
+        if not isinstance(reduced, torch.Tensor) or tuple(reduced.shape) != expected:
+            shape = tuple(getattr(reduced, "shape", ())) or type(reduced).__name__
+            raise ValueError(
+                f"{method} of {type(self).__name__} must return one value per sample, shape "
+                f"{expected}, received {shape}"
+            )
+        return reduced
+
+    def _sandbox_require_order(self, state: Any, order: tuple[str, ...], identifier: str) -> None:
+        if not isinstance(state, LatentState):
+            raise TypeError(f"expected LatentState for {identifier}, "
+                            f"received {type(state).__name__}")
+        if state.component_names != order:
+            raise ValueError(f"expected {identifier} component order {order}, "
+                             f"received {state.component_names}")
 
     # ------------------------------------------------------------------ replay
-    def get_terminal_state(self, batch: Mapping[str, Any]) -> LatentState:
-        """Final clean samples of a stacked batch."""
-        return LatentState({"latent": batch["image"]})
+    def get_terminal_state(self, batch: StackedSampleBatch) -> LatentState:
+        """Final clean samples of a stacked batch: the stored latents of the last rollout
+        position (``all_latents`` through ``latent_index_map``)."""
+        index_map = batch["latent_index_map"]
+        last = _stored_position(index_map, index_map.shape[0] - 1, "latent_index_map")
+        return LatentState({"latent": batch["all_latents"][:, last]})
 
     def get_train_step_indices(self) -> torch.Tensor:
         """Rollout step positions that training replays (the scheduler's SDE steps)."""
         return self._scheduler.train_step_indices()
 
-    def get_replay_step(self, batch: Mapping[str, Any], step_index: int) -> Any:
+    def get_replay_step(self, batch: StackedSampleBatch, step_index: int) -> ReplayStep:
         """Stored transition ``step_index`` of each trajectory as a ``ReplayStep``.
 
         The rollout must have kept positions ``step_index`` and ``step_index + 1``
-        (``compute_trajectory_indices`` of the train step indices keeps exactly those).
+        (``compute_trajectory_indices`` of the train step indices keeps exactly those). As for
+        Flow-Factory's single-component trajectories, the times carry no sigmas.
         """
-        from ..samples import ReplayStep
-
-        if "log_probs" not in batch:
-            raise ValueError("replay needs rollouts generated with compute_log_prob=True")
+        if not isinstance(step_index, int):
+            raise TypeError(f"expected int step_index for get_replay_step, received "
+                            f"{type(step_index).__name__}: {step_index!r}")
+        if step_index < 0:
+            raise ValueError(f"expected non-negative step_index, received {step_index}")
         index_map, timesteps = batch["latent_index_map"], batch["timesteps"]
-        step = int(step_index)
-        if not 0 <= step < timesteps.shape[1] - 1:
-            raise ValueError(f"step_index {step} is outside the rollout's {timesteps.shape[1] - 1} steps")
-        here, there = int(index_map[0, step]), int(index_map[0, step + 1])
-        if here < 0 or there < 0:
-            raise ValueError(
-                f"the rollout did not keep trajectory positions {step} and {step + 1}; sample "
-                "with trajectory_indices=compute_trajectory_indices(...) of the train steps"
-            )
-        latents = batch["latents"]
+        steps = timesteps.shape[1] - 1
+        if step_index >= steps:
+            raise ValueError(f"step_index {step_index} is outside the rollout's {steps} steps")
+        here = _stored_position(index_map, step_index, "latent_index_map")
+        there = _stored_position(index_map, step_index + 1, "latent_index_map")
+        latents = batch["all_latents"]
+        log_prob = None
+        if batch.get("log_probs") is not None:
+            column = _stored_position(batch["log_prob_index_map"], step_index, "log_prob_index_map")
+            log_prob = batch["log_probs"][:, column]
         return ReplayStep(
             state=LatentState({"latent": latents[:, here]}),
-            times=ComponentTimes(timesteps[:, step], timesteps[:, step + 1]),
             next_state=LatentState({"latent": latents[:, there]}),
-            log_prob=batch["log_probs"][:, step],
+            times=ComponentTimes(
+                timestep={"latent": timesteps[:, step_index]},
+                next_timestep={"latent": timesteps[:, step_index + 1]},
+            ),
+            log_prob=log_prob,
+            component_log_probs=None if log_prob is None else {"latent": log_prob},
         )
 
     # ------------------------------------------------------------------ snapshots
@@ -308,16 +479,16 @@ class BaseAdapter(ABC):
             for p, t in zip(params, originals, strict=True):
                 p.data = t
 
-    def create_reference_snapshot(self) -> None:
+    def _init_ref_parameters(self) -> None:
         """Freeze the current weights as the reference (called by the trainer at init)."""
-        self._snapshots[REFERENCE_SNAPSHOT] = self._clone_all()
+        self._snapshots[_REFERENCE_SNAPSHOT] = self._clone_all()
 
     @contextlib.contextmanager
     def use_ref_parameters(self) -> Iterator[BaseAdapter]:
         """Swap the frozen reference weights in (no grad) for the ``with`` body."""
-        if REFERENCE_SNAPSHOT not in self._snapshots:
+        if _REFERENCE_SNAPSHOT not in self._snapshots:
             raise RuntimeError("no reference snapshot: training_args.requires_ref_model is False")
-        with torch.no_grad(), self._swapped(self._snapshots[REFERENCE_SNAPSHOT]):
+        with torch.no_grad(), self._swapped(self._snapshots[_REFERENCE_SNAPSHOT]):
             yield self
 
     def add_named_parameters(
@@ -332,7 +503,7 @@ class BaseAdapter(ABC):
         ``target_components`` are checked against this adapter's components; ``device`` is
         accepted for interface parity (the sandbox keeps snapshots beside the weights).
         """
-        if name == REFERENCE_SNAPSHOT or not name:
+        if name == _REFERENCE_SNAPSHOT or not name:
             raise ValueError(f"invalid snapshot name {name!r}")
         if target_components is not None:
             self._get_component_parameters(target_components)
@@ -363,29 +534,26 @@ class BaseAdapter(ABC):
                 f"cannot load {kind} weights {path!r} into a "
                 f"{self.model_args.finetune_type!r} finetune"
             )
-        state = self.load_weights_from_source(str(path))
-        self.load_trainable_state_dict(state)
+        state = self._sandbox_read_weights(str(path))
+        self._sandbox_load_trainable_state_dict(state)
 
-    def load_weights_from_source(self, source: str) -> dict[str, torch.Tensor]:
-        """Trainable weights stored at ``source`` keyed like ``trainable_state_dict()``."""
+    def _sandbox_read_weights(self, source: str) -> dict[str, torch.Tensor]:
+        """Trainable weights stored at ``source``, keyed like the trainable state dict (a
+        ``torch.save``d file; the toy adapter also reads ``toy:...`` sources)."""
         return dict(torch.load(source, map_location="cpu"))
 
     def list_named_parameters(self) -> list[str]:
         """Names of the named snapshots (reference and role variants excluded)."""
-        return list(self.named_parameter_names())
-
-    def named_parameter_names(self) -> tuple[str, ...]:
-        """Names of user snapshots (reference and role variants excluded)."""
-        return tuple(
+        return [
             n for n in self._snapshots
-            if n != REFERENCE_SNAPSHOT and n not in self._variant_snapshots
-        )
+            if n != _REFERENCE_SNAPSHOT and n not in self._variant_snapshots
+        ]
 
     @contextlib.contextmanager
     def use_named_parameters(self, name: str) -> Iterator[BaseAdapter]:
         """Swap snapshot ``name`` in for the ``with`` body."""
         if name not in self._snapshots:
-            known = self.named_parameter_names()
+            known = self.list_named_parameters()
             raise KeyError(f"unknown named parameters {name!r}; have {known}")
         with self._swapped(self._snapshots[name]):
             yield self
@@ -398,18 +566,19 @@ class BaseAdapter(ABC):
     ) -> None:
         """Overwrite snapshot ``name`` with ``new_parameters`` (default: the current weights)."""
         if name not in self._snapshots:
-            raise KeyError(f"unknown named parameters {name!r}; have {self.named_parameter_names()}")
+            known = self.list_named_parameters()
+            raise KeyError(f"unknown named parameters {name!r}; have {known}")
         source = self._all_tensors() if new_parameters is None else list(new_parameters)
         with torch.no_grad():
             for snap, p in zip(self._snapshots[name], source, strict=True):
                 snap.copy_(p.detach())
 
-    def named_state_dict(self, name: str) -> dict[str, torch.Tensor]:
+    def _sandbox_named_state_dict(self, name: str) -> dict[str, torch.Tensor]:
         """Snapshot ``name`` keyed by parameter name."""
         keys = [k for k, _ in self.transformer.named_parameters()]
         return {k: t.clone() for k, t in zip(keys, self._snapshots[name], strict=True)}
 
-    def load_named_state_dict(self, name: str, state: Mapping[str, torch.Tensor]) -> None:
+    def _sandbox_load_named_state_dict(self, name: str, state: Mapping[str, torch.Tensor]) -> None:
         """Restore snapshot ``name`` exactly."""
         keys = [k for k, _ in self.transformer.named_parameters()]
         if sorted(state) != sorted(keys):
@@ -417,7 +586,7 @@ class BaseAdapter(ABC):
         self._snapshots[name] = [state[k].clone() for k in keys]
 
     # ------------------------------------------------------------------ EMA
-    def init_ema(self) -> None:
+    def _init_ema(self) -> None:
         """Start the EMA copy of the trainable weights."""
         self._ema = [p.detach().clone() for p in self.get_trainable_parameters()]
 
@@ -551,7 +720,7 @@ class BaseAdapter(ABC):
     ) -> dict[str, torch.Tensor]:
         """The base role's trainable weights under their names, each other role's (when
         included) as ``<role>::<name>``."""
-        state = self.trainable_state_dict()
+        state = self._sandbox_trainable_state_dict()
         if include_training_roles:
             for role in self._variant_order[1:]:
                 for name, tensor in self._variant_state_dict(role).items():
@@ -562,20 +731,20 @@ class BaseAdapter(ABC):
         self, state: Mapping[str, torch.Tensor], strict: bool = True
     ) -> None:
         """The inverse of :meth:`_checkpoint_state_dict`; ``strict``: every role must be there."""
-        self.load_trainable_state_dict({k: v for k, v in state.items() if "::" not in k})
+        self._sandbox_load_trainable_state_dict({k: v for k, v in state.items() if "::" not in k})
         for role in self._variant_order[1:]:
             prefix = f"{role}::"
             part = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
             if part or strict:
                 self._load_variant_state_dict(role, part)
 
-    def trainable_state_dict(self) -> dict[str, torch.Tensor]:
+    def _sandbox_trainable_state_dict(self) -> dict[str, torch.Tensor]:
         """Trainable weights keyed by parameter name (cloned)."""
         return {
             k: p.detach().clone() for k, p in self.transformer.named_parameters() if p.requires_grad
         }
 
-    def load_trainable_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
+    def _sandbox_load_trainable_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
         """Copy trainable weights back exactly; keys must match."""
         params = {k: p for k, p in self.transformer.named_parameters() if p.requires_grad}
         if sorted(params) != sorted(state):
@@ -585,13 +754,21 @@ class BaseAdapter(ABC):
             for k, p in params.items():
                 p.copy_(state[k].to(p.device, p.dtype))
 
-    def ema_state_dict(self) -> list[torch.Tensor] | None:
+    def _sandbox_ema_state_dict(self) -> list[torch.Tensor] | None:
         """EMA tensors (or None)."""
         return None if self._ema is None else [t.clone() for t in self._ema]
 
-    def load_ema_state_dict(self, state: list[torch.Tensor] | None) -> None:
+    def _sandbox_load_ema_state_dict(self, state: list[torch.Tensor] | None) -> None:
         """Restore EMA tensors."""
         self._ema = None if state is None else [t.clone() for t in state]
+
+
+# training_args.latent_storage_dtype spellings -> dtype
+_STORAGE_DTYPES: dict[Any, torch.dtype] = {
+    "fp16": torch.float16, "float16": torch.float16,
+    "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
+    "fp32": torch.float32, "float32": torch.float32,
+}
 
 
 def _expand(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
@@ -599,7 +776,127 @@ def _expand(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     return values.reshape(values.shape[0], *([1] * (like.dim() - 1))).to(like.device)
 
 
-def gaussian_log_prob(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
+def _stored_position(index_map: torch.Tensor, position: int, map_name: str) -> int:
+    """Stored row of rollout ``position`` through a shared ``(T,)`` index map (-1: not kept)."""
+    if index_map.ndim != 1:
+        raise TypeError(f"expected {map_name} with shape (T,), received {tuple(index_map.shape)}")
+    if position >= index_map.shape[0]:
+        raise ValueError(f"expected rollout position below {index_map.shape[0]} for {map_name}, "
+                         f"received {position}")
+    stored = int(index_map[position])
+    if stored < 0:
+        raise ValueError(
+            f"{map_name} at rollout position {position} received uncollected sentinel -1; map "
+            f"contents {index_map.tolist()} (sample with trajectory_indices="
+            "compute_trajectory_indices(...) of the train steps)"
+        )
+    return stored
+
+
+def _per_sample(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """A time coordinate as ``(B,)``: a 0-dim one is shared by the batch of ``like``."""
+    batch_size = like.shape[0]
+    if values.ndim == 0:
+        return values.expand(batch_size).to(like.device)
+    if values.numel() != batch_size:
+        raise ValueError(f"expected one time value per sample ({batch_size},), "
+                         f"received shape {tuple(values.shape)}")
+    return values.reshape(batch_size).to(like.device)
+
+
+def _require_like(value: torch.Tensor, like: torch.Tensor, identifier: str) -> None:
+    if (value.shape, value.dtype, value.device) != (like.shape, like.dtype, like.device):
+        raise ValueError(
+            f"expected {identifier} to match the clean shape/dtype/device "
+            f"({tuple(like.shape)}, {like.dtype}, {like.device}), received "
+            f"({tuple(value.shape)}, {value.dtype}, {value.device})"
+        )
+
+
+def _require_times_order(
+    times: Any, order: tuple[str, ...], operation: str, fields: tuple[str, ...]
+) -> None:
+    """``times`` is a ``ComponentTimes`` whose ``fields`` name exactly ``order``."""
+    if not isinstance(times, ComponentTimes):
+        raise TypeError(f"expected ComponentTimes for {operation} times, "
+                        f"received {type(times).__name__}")
+    for field_name in fields:
+        values = getattr(times, field_name)
+        received = None if values is None else tuple(values)
+        if received != order:
+            raise ValueError(f"expected {field_name} component order {order} for {operation}, "
+                             f"received {received}")
+
+
+def _weighted_element_mean(
+    values: Any, order: tuple[str, ...], active_numel: Mapping[str, int] | None
+) -> torch.Tensor:
+    """Sum of every component's elements over their count, per sample.
+
+    A component listed in ``active_numel`` holds per-sample means ``(B,)`` over that many
+    elements. A single component of shape ``(B,)`` is returned as is.
+    """
+    if not isinstance(values, Mapping) or not values:
+        raise ValueError(f"expected non-empty Mapping[str, torch.Tensor] for values, "
+                         f"received {type(values).__name__}")
+    if tuple(values) != order:
+        raise ValueError(f"expected values keys/order to match trajectory_component_order "
+                         f"{order}, received {tuple(values)}")
+    overrides = _check_active_numel(active_numel, order)
+    first = values[order[0]]
+    if not isinstance(first, torch.Tensor) or first.ndim < 1:
+        raise TypeError(f"expected batched torch.Tensor for values[{order[0]!r}], "
+                        f"received {type(first).__name__}")
+    if len(order) == 1 and first.ndim == 1:
+        return first
+    total, weight = None, 0
+    for name in order:
+        part, count = _component_sum(values[name], name, first, overrides.get(name))
+        total = part if total is None else total + part
+        weight += count
+    return total / weight
+
+
+def _check_active_numel(active_numel: Any, order: tuple[str, ...]) -> dict[str, int]:
+    if active_numel is None:
+        return {}
+    if not isinstance(active_numel, Mapping):
+        raise TypeError(f"expected Mapping[str, int] or None for active_numel, "
+                        f"received {type(active_numel).__name__}")
+    unknown = tuple(name for name in active_numel if name not in order)
+    if unknown:
+        raise ValueError(f"active_numel received unknown keys {unknown}; expected a subset of "
+                         f"trajectory_component_order {order}")
+    for name, count in active_numel.items():
+        if type(count) is not int or count <= 0:
+            raise ValueError(f"expected active_numel[{name!r}] to be a positive int, "
+                             f"received {count!r}")
+    return dict(active_numel)
+
+
+def _component_sum(
+    value: Any, name: str, first: torch.Tensor, count: int | None
+) -> tuple[torch.Tensor, int]:
+    """Per-sample element sum of one component and how many elements it covers."""
+    if not isinstance(value, torch.Tensor) or value.ndim < 1:
+        raise TypeError(f"expected batched torch.Tensor for values[{name!r}], "
+                        f"received {type(value).__name__}")
+    if value.shape[0] != first.shape[0]:
+        raise ValueError(f"expected batch size {first.shape[0]} for values[{name!r}], "
+                         f"received shape {tuple(value.shape)}")
+    if (value.device, value.dtype) != (first.device, first.dtype):
+        raise ValueError(f"expected compatible dtype/device ({first.device}, {first.dtype}), "
+                         f"received {name!r} ({value.device}, {value.dtype})")
+    if count is not None:
+        if value.ndim != 1:
+            raise ValueError(f"expected already-reduced values[{name!r}] shape (B,) when "
+                             f"active_numel is provided, received {tuple(value.shape)}")
+        return value * count, count
+    flat = value.reshape(value.shape[0], -1)
+    return flat.sum(dim=1), int(flat.shape[1])
+
+
+def _gaussian_log_prob(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) -> torch.Tensor:
     """Diagonal Gaussian log-density summed over non-batch dims -> ``(B,)`` fp32."""
     var = std.float() ** 2
     log_density = -((x.float() - mean.float()) ** 2) / (2 * var) - 0.5 * torch.log(
@@ -608,4 +905,4 @@ def gaussian_log_prob(x: torch.Tensor, mean: torch.Tensor, std: torch.Tensor) ->
     return log_density.reshape(x.shape[0], -1).sum(dim=1)
 
 
-__all__ = ["BaseAdapter", "DEFAULT_BASE_VARIANT", "REFERENCE_SNAPSHOT", "gaussian_log_prob"]
+__all__ = ["BaseAdapter", "DEFAULT_BASE_VARIANT"]

@@ -11,9 +11,29 @@ from typing import Any
 import torch
 from torch import nn
 
+from ..contracts import (
+    BatchCapability,
+    GeometrySource,
+    InputMediaBinding,
+    InputMediaOrder,
+    InputMediaSpec,
+    MediaFormat,
+    MediaType,
+    NegativePromptPolicy,
+    OutputMediaSequence,
+    PipelineIOContract,
+    RateRequirement,
+)
 from ..samples import BaseSample, ComponentTimes, LatentState
-from .abc import BaseAdapter, gaussian_log_prob
-from .output_state import EncodedOutputState, GeometrySignature
+from .abc import BaseAdapter, _gaussian_log_prob
+from .condition_state import PreparedConditionState
+from .output_state import (
+    DecodedMediaBatch,
+    EncodedOutputState,
+    GeometrySignature,
+    MediaGeometrySignature,
+    validate_encoded_output_state,
+)
 
 LATENT_DIM = 8
 SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
@@ -119,27 +139,49 @@ def _train_flow_matching_teacher(net: ToyVelocityNet, steps: int = 400) -> dict[
     return {k: p.detach().clone() for k, p in net.named_parameters() if p.requires_grad}
 
 
+#: Text to one "image" (an 8-float vector), configured geometry, uniform batches.
+TOY_PIPELINE_IO_CONTRACT = PipelineIOContract(
+    input_media=InputMediaSpec(
+        rules=(), binding=InputMediaBinding.GROUPED_BY_TYPE, order=InputMediaOrder.INSENSITIVE
+    ),
+    negative_prompt=NegativePromptPolicy.UNSUPPORTED,
+    output_media=OutputMediaSequence(
+        items=(MediaFormat(MediaType.IMAGE, RateRequirement.NOT_APPLICABLE,
+                           RateRequirement.NOT_APPLICABLE),)
+    ),
+    geometry_source=GeometrySource.CONFIGURED,
+    batch_capability=BatchCapability.UNIFORM,
+)
+
+
 class ToyAdapter(BaseAdapter):
     """Adapter for ``model_type: toy`` (LoRA or full finetune; ODE/SDE sampling)."""
 
-    def load_transformer(self) -> nn.Module:
+    pipeline_io_contract = TOY_PIPELINE_IO_CONTRACT
+
+    def _hidden_dim(self) -> int:
+        """Width of the toy MLP: ``model.hidden_dim`` in YAML (an extra key: the real
+        ``ModelArguments`` has no such field, so it lands in ``extra_kwargs``), default 64."""
+        return int(self.model_args.extra_kwargs.get("hidden_dim", 64))
+
+    def _sandbox_load_transformer(self) -> nn.Module:
         args = self.model_args
-        net = build_toy_network(parse_toy_seed(args.model_name_or_path), int(args.hidden_dim))
+        net = build_toy_network(parse_toy_seed(args.model_name_or_path), self._hidden_dim())
         if args.finetune_type == "lora":
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(parse_toy_seed(args.model_name_or_path) + 1)
                 net.apply_lora(int(args.lora_rank), float(args.lora_alpha or args.lora_rank))
         return net
 
-    def load_weights_from_source(self, source: str) -> dict[str, torch.Tensor]:
+    def _sandbox_read_weights(self, source: str) -> dict[str, torch.Tensor]:
         """``toy:seed=<n>`` stands in for a pretrained checkpoint: the trainable weights of a
         network built from that seed (LoRA factors seeded the same way); else a saved file."""
         if not str(source).startswith("toy"):
-            return super().load_weights_from_source(source)
+            return super()._sandbox_read_weights(source)
         if str(source).strip() == TRAINED_TEACHER:
             return self._trained_teacher_weights()
         seed = parse_toy_seed(source)
-        fresh = build_toy_network(seed, int(self.model_args.hidden_dim))
+        fresh = build_toy_network(seed, self._hidden_dim())
         if self.model_args.finetune_type == "lora":
             rank = int(self.model_args.lora_rank)
             with torch.random.fork_rng(devices=[]):
@@ -156,10 +198,10 @@ class ToyAdapter(BaseAdapter):
         distribution (``x0 = prompt_target``): a teacher whose velocity is a real score, for
         distillation objectives that need one. Deterministic; trained once per process."""
         args = self.model_args
-        key = (args.model_name_or_path, args.finetune_type, int(args.hidden_dim),
+        key = (args.model_name_or_path, args.finetune_type, self._hidden_dim(),
                int(args.lora_rank), float(args.lora_alpha or args.lora_rank))
         if key not in _TEACHER_CACHE:
-            net = self.load_transformer()
+            net = self._sandbox_load_transformer()
             _TEACHER_CACHE[key] = _train_flow_matching_teacher(net)
         return {k: v.clone() for k, v in _TEACHER_CACHE[key].items()}
 
@@ -179,11 +221,12 @@ class ToyAdapter(BaseAdapter):
 
     def encode_output_state(
         self,
-        media_batch: Sequence[Sequence[Any]],
-        condition: Any,
+        media_batch: DecodedMediaBatch,
+        condition: Mapping[str, Any] | PreparedConditionState,
         generator: torch.Generator | None = None,
     ) -> EncodedOutputState:
-        """First media payload of each record -> clean latent ``(B, 8)``."""
+        """First media payload of each record -> clean latent ``(B, 8)``, checked with
+        ``validate_encoded_output_state`` (a toy image is ``1 x 8`` pixels)."""
         rows = []
         for index, media in enumerate(media_batch):
             if not media:
@@ -196,10 +239,27 @@ class ToyAdapter(BaseAdapter):
                 )
             rows.append(payload)
         clean = torch.stack(rows, dim=0).to(self.device)
-        return EncodedOutputState(
+        geometry = MediaGeometrySignature(type=MediaType.IMAGE, height=1, width=LATENT_DIM)
+        encoded = EncodedOutputState(
             clean_state=LatentState({"latent": clean}),
-            geometry_signatures=(GeometrySignature("latent", tuple(clean.shape[1:])),),
+            forward_context={},
+            decode_context={},
+            geometry_signatures=tuple(GeometrySignature(media=(geometry,)) for _ in rows),
         )
+        return validate_encoded_output_state(
+            encoded,
+            contract=self.effective_pipeline_io_contract,
+            expected_component_order=self.trajectory_component_order,
+            expected_batch_size=len(rows),
+            device=self.device,
+        )
+
+    def _decode_output_state(self, encoded: EncodedOutputState, *, output_type: str) -> Any:
+        """Toy media are the latents themselves: a ``(B, 8)`` tensor (``pt``) or array (``np``)."""
+        latents = encoded.clean_state.components["latent"].detach().cpu()
+        if output_type == "pil":
+            raise ValueError("toy outputs are 8-float vectors, not images: use 'pt' or 'np'")
+        return latents if output_type == "pt" else latents.numpy()
 
     # ------------------------------------------------------------------ forward
     def forward(
@@ -207,7 +267,8 @@ class ToyAdapter(BaseAdapter):
     ) -> LatentState:
         x = state.components["latent"]
         emb = torch.as_tensor(batch["prompt_embeds"]).to(x.device)
-        velocity = self.transformer(x, times.timestep.to(x.device), emb)
+        t = times.timestep["latent"].to(x.device)
+        velocity = self.transformer(x, t.expand(x.shape[0]) if t.ndim == 0 else t, emb)
         return LatentState({"latent": velocity})
 
     @torch.no_grad()
@@ -241,7 +302,7 @@ class ToyAdapter(BaseAdapter):
                 std = max(level * math.sqrt(dt), 1e-6)
                 noise = torch.randn(x.shape, generator=self._generator).to(self.device)
                 x = mean + std * noise
-                log_probs.append(gaussian_log_prob(x, mean, torch.full_like(x, std)))
+                log_probs.append(_gaussian_log_prob(x, mean, torch.full_like(x, std)))
             else:
                 x = mean
                 log_probs.append(torch.zeros(len(prompts), device=x.device))
@@ -261,6 +322,7 @@ class ToyAdapter(BaseAdapter):
         for column, position in enumerate(positions):
             index_map[position] = column
         stacked_log_probs = torch.stack(log_probs, dim=1).cpu() if compute_log_prob else None
+        log_prob_map = torch.arange(len(log_probs)) if compute_log_prob else None
         return [
             BaseSample(
                 prompt=p,
@@ -268,10 +330,11 @@ class ToyAdapter(BaseAdapter):
                 image=points[-1][i].cpu(),
                 height=height,
                 width=width,
-                latents=trajectory[i],
-                latent_index_map=index_map.clone(),
+                all_latents=trajectory[i],
+                latent_index_map=index_map,
                 timesteps=timesteps.clone(),
                 log_probs=None if stacked_log_probs is None else stacked_log_probs[i],
+                log_prob_index_map=log_prob_map,
             )
             for i, p in enumerate(prompts)
         ]
@@ -279,6 +342,7 @@ class ToyAdapter(BaseAdapter):
 
 __all__ = [
     "LATENT_DIM",
+    "TOY_PIPELINE_IO_CONTRACT",
     "LoRALinear",
     "ToyAdapter",
     "ToyVelocityNet",

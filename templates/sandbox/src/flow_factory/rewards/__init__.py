@@ -2,7 +2,8 @@
 
 from .abc import BaseRewardModel
 from .advantage_processor import AdvantageProcessor
-from .registry import get_reward_model_class, list_registered_reward_models, load_reward_model
+from .loader import load_reward_model
+from .registry import get_reward_model_class, list_registered_reward_models
 from .reward_buffer import RewardBuffer
 
 __all__ = [

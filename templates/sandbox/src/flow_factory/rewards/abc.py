@@ -12,8 +12,9 @@ import torch
 class BaseRewardModel(ABC):
     """Scores a list of samples; higher is better."""
 
-    def __init__(self, reward_args: Any = None) -> None:
-        self.reward_args = reward_args
+    def __init__(self, config: Any, accelerator: Any) -> None:
+        self.config = config
+        self.accelerator = accelerator
 
     @abstractmethod
     def __call__(self, samples: Sequence[Any]) -> torch.Tensor:

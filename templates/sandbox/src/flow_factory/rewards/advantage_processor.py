@@ -20,9 +20,9 @@ class AdvantageProcessor:
         global_std: bool = True,
         adv_clip_range: tuple[float, float] = (-5.0, 5.0),
     ) -> None:
-        self.weights = dict(weights)
+        self.reward_weights = dict(weights)
         self.global_std = bool(global_std)
-        self.adv_clip_range = (float(adv_clip_range[0]), float(adv_clip_range[1]))
+        self._adv_clip_range = (float(adv_clip_range[0]), float(adv_clip_range[1]))
         self._metrics: dict[str, float] = {}
 
     def compute_advantages(
@@ -42,7 +42,7 @@ class AdvantageProcessor:
             advantages = self._normalise(self._weighted(normed), groups)
         else:
             raise ValueError(f"aggregation_func must be 'sum' or 'gdpo', got {aggregation_func!r}")
-        advantages = advantages.clamp(*self.adv_clip_range)
+        advantages = advantages.clamp(*self._adv_clip_range)
         if store_to_samples:
             for sample, value in zip(samples, advantages, strict=True):
                 sample.extra_kwargs["advantage"] = value
@@ -57,7 +57,7 @@ class AdvantageProcessor:
     def _weighted(self, rewards: Mapping[str, torch.Tensor]) -> torch.Tensor:
         total = None
         for name, values in rewards.items():
-            term = self.weights.get(name, 1.0) * values.float()
+            term = self.reward_weights.get(name, 1.0) * values.float()
             total = term if total is None else total + term
         if total is None:
             raise ValueError("compute_advantages needs at least one reward, got none")

@@ -12,20 +12,20 @@ class RewardBuffer:
     """Scores samples as they are added (synchronously); ``finalize`` returns per-name rewards."""
 
     def __init__(self, reward_models: dict[str, Any], weights: dict[str, float]) -> None:
-        self.reward_models = dict(reward_models)
-        self.weights = dict(weights)
+        self._reward_models = dict(reward_models)
+        self._weights = dict(weights)
         self.clear()
 
     def clear(self) -> None:
         """Forget buffered samples and scores."""
         self._samples: list[Any] = []
-        self._scores: dict[str, list[torch.Tensor]] = {name: [] for name in self.reward_models}
+        self._scores: dict[str, list[torch.Tensor]] = {name: [] for name in self._reward_models}
 
     def add_samples(self, samples: Sequence[Any]) -> None:
         """Buffer ``samples`` and score them with each reward model."""
         samples = list(samples)
         self._samples.extend(samples)
-        for name, model in self.reward_models.items():
+        for name, model in self._reward_models.items():
             self._scores[name].append(model(samples).float().reshape(-1))
 
     def finalize(
@@ -42,7 +42,7 @@ class RewardBuffer:
         if store_to_samples:
             for index, sample in enumerate(self._samples):
                 per_name = {name: values[index] for name, values in rewards.items()}
-                total = sum(self.weights[name] * value for name, value in per_name.items())
+                total = sum(self._weights[name] * value for name, value in per_name.items())
                 sample.extra_kwargs["rewards"] = per_name
                 sample.extra_kwargs["reward"] = torch.as_tensor(total, dtype=torch.float32)
         return rewards

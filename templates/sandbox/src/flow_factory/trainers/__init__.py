@@ -8,7 +8,7 @@ from .execution import (
     build_acquisition_driver,
 )
 from .loader import load_trainer
-from .registry import get_trainer_class, list_registered_trainers, register_trainer
+from .registry import get_trainer_class, list_registered_trainers
 
 __all__ = [
     "BaseTrainer",
@@ -19,5 +19,4 @@ __all__ = [
     "get_trainer_class",
     "list_registered_trainers",
     "load_trainer",
-    "register_trainer",
 ]

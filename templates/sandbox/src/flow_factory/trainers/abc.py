@@ -27,10 +27,12 @@ from ..contracts.execution import (
 )
 from ..models.abc import DEFAULT_BASE_VARIANT, BaseAdapter
 from ..models.model_bundle import ModelBundle
-from ..rewards import AdvantageProcessor, RewardBuffer, load_reward_model
-from ..samples import BaseSample, LatentState
-from .common.flow_matching import draw_timesteps
-from .common.runtime_state import CallbackRuntimeChild, TrainerRuntimeState
+from ..rewards import AdvantageProcessor, RewardBuffer
+from ..rewards.loader import load_reward_model
+from ..samples import BaseSample, LatentState, NoisedState
+from .common.flow_matching import _draw_timesteps
+from .common.sample_prefetch import iter_prefetched_batches
+from .common.runtime_state import TrainerRuntimeState, _CallbackRuntimeChild
 from .execution import TrainingProgress, build_acquisition_driver
 from .role_optimization import (
     OptimizationRole,
@@ -40,9 +42,9 @@ from .role_optimization import (
     RoleUpdatePlan,
 )
 
-SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
+_SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
 MULTIROLE_RUNTIME_CHILD_NAME = "multirole"
-RESERVED_RUNTIME_CHILD_NAMES = ("adapter_ema", "adapter_reference", MULTIROLE_RUNTIME_CHILD_NAME)
+_RESERVED_RUNTIME_CHILD_NAMES = ("adapter_ema", "adapter_reference", MULTIROLE_RUNTIME_CHILD_NAME)
 # What _sample_timesteps reads from the trainer (the algorithm sets them, as NFT/AWM do).
 _TIMESTEP_ATTRIBUTES = (
     "time_sampling_strategy",
@@ -69,11 +71,12 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self._validate_execution_contract()
         self.adapter = adapter
         self.validate_adapter_class_execution_contract(type(adapter))
-        self.runtime_state = TrainerRuntimeState(self._declared_runtime_child_names())
+        self.runtime_state = TrainerRuntimeState(child_names=self._declared_runtime_child_names())
         self.acquisition_driver = build_acquisition_driver(self.execution_contract)
         self._validate_execution_hooks()
-        self.history: list[dict[str, Any]] = []
-        self.log_history: list[dict[str, Any]] = []
+        # What flow_factory.sandbox_support reads (sandbox-only; the real trainer has neither).
+        self._sandbox_history: list[dict[str, Any]] = []
+        self._sandbox_log_history: list[dict[str, Any]] = []
         self._loss_info: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
         self._registered_snapshots: set[str] = set()
         self._acquisition_cycle_incomplete = False
@@ -142,11 +145,11 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         """Coupled trainers replay SDE log-probs, so every component needs SDE dynamics."""
         if self.paradigm != "coupled":
             return
-        for component, dynamics in self.config.scheduler_args.component_dynamics.items():
-            if dynamics not in SDE_DYNAMICS:
+        for component, dynamics in self.adapter.scheduler_group.dynamics.items():
+            if dynamics not in _SDE_DYNAMICS:
                 raise ValueError(
                     f"{type(self).__name__} is coupled and needs scheduler.dynamics_type in "
-                    f"{SDE_DYNAMICS} for component {component!r}, got {dynamics!r}"
+                    f"{_SDE_DYNAMICS} for component {component!r}, got {dynamics!r}"
                 )
 
     # ================================================================== initialisation
@@ -166,13 +169,13 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             self.model_bundle, self.optimizer = self.accelerator.prepare(
                 self.adapter.transformer, optimizer
             )
-            self.adapter.set_prepared_module(self.model_bundle)
+            self.adapter._sandbox_set_prepared_module(self.model_bundle)
         self._init_prepared_role_optimization()
         self._init_reward_model()
         if self.training_args.requires_ref_model:
-            self.adapter.create_reference_snapshot()
+            self.adapter._init_ref_parameters()
         if float(getattr(self.training_args, "ema_decay", 0.0) or 0.0) > 0:
-            self.adapter.init_ema()
+            self.adapter._init_ema()
 
     def _build_train_dataloader(self) -> tuple[Any, dict[str, Any]]:
         """Default: grouped prompt loader for generation trainers."""
@@ -298,7 +301,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
     def _init_reward_model(self) -> None:
         """Reward buffer and advantage processor from ``rewards`` (empty lists are fine)."""
         reward_args = list(self.config.reward_args)
-        models = {r.name: load_reward_model(r) for r in reward_args}
+        models = {r.name: load_reward_model(r, self.accelerator) for r in reward_args}
         weights = {r.name: r.weight for r in reward_args}
         self.reward_buffer = RewardBuffer(models, weights)
         self.advantage_processor = AdvantageProcessor(
@@ -323,17 +326,19 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         if len(self._required_trainable_roles()) > 1:
             names.append(MULTIROLE_RUNTIME_CHILD_NAME)
         for name in self._algorithm_runtime_child_names():
-            if name in RESERVED_RUNTIME_CHILD_NAMES or name in names:
+            if name in _RESERVED_RUNTIME_CHILD_NAMES or name in names:
                 raise ValueError(f"runtime child name {name!r} is reserved or duplicated")
             names.append(name)
         return tuple(names)
 
     def _register_builtin_runtime_children(self) -> None:
-        declared = self.runtime_state.declared_children
+        declared = self.runtime_state.child_names
         if "adapter_ema" in declared:
             self.register_runtime_child(
                 "adapter_ema",
-                CallbackRuntimeChild(self.adapter.ema_state_dict, self.adapter.load_ema_state_dict),
+                _CallbackRuntimeChild(
+                    self.adapter._sandbox_ema_state_dict, self.adapter._sandbox_load_ema_state_dict
+                ),
             )
         if "adapter_reference" in declared:
             self._register_snapshot_child("adapter_reference", "__reference__")
@@ -341,7 +346,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             # The framework's child covers every role: its counters and its live weights.
             self.register_runtime_child(
                 MULTIROLE_RUNTIME_CHILD_NAME,
-                CallbackRuntimeChild(self._multirole_state_dict, self._load_multirole_state_dict),
+                _CallbackRuntimeChild(self._multirole_state_dict, self._load_multirole_state_dict),
             )
 
     def _multirole_metadata(self) -> dict[str, Any]:
@@ -369,7 +374,9 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             "metadata": self._multirole_metadata(),
             "coordinator": coordinator,
             "trainer_step": self.step,
-            "variant_snapshots": {n: adapter.named_state_dict(n) for n in adapter._variant_snapshots},
+            "variant_snapshots": {
+                n: adapter._sandbox_named_state_dict(n) for n in adapter._variant_snapshots
+            },
         }
 
     def _load_multirole_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -384,11 +391,11 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self.role_optimization.load_state_dict(state["coordinator"])
         self.step = int(state["trainer_step"])
         for name, weights in state["variant_snapshots"].items():
-            self.adapter.load_named_state_dict(name, weights)
+            self.adapter._sandbox_load_named_state_dict(name, weights)
 
     def register_runtime_child(self, name: str, child: Any) -> None:
         """Register a declared checkpoint child (once)."""
-        self.runtime_state.register_child(name, child)
+        self.runtime_state.attach_child(name, child)
 
     def _register_named_parameter_runtime_child(self, name: str) -> None:
         """Register adapter snapshot ``name`` as the checkpoint child ``name``."""
@@ -399,9 +406,9 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         adapter = self.adapter
         self.register_runtime_child(
             child_name,
-            CallbackRuntimeChild(
-                lambda: adapter.named_state_dict(snapshot),
-                lambda state: adapter.load_named_state_dict(snapshot, state),
+            _CallbackRuntimeChild(
+                lambda: adapter._sandbox_named_state_dict(snapshot),
+                lambda state: adapter._sandbox_load_named_state_dict(snapshot, state),
             ),
         )
 
@@ -416,6 +423,8 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
 
     @progress.setter
     def progress(self, progress: TrainingProgress) -> None:
+        if not isinstance(progress, TrainingProgress):
+            raise TypeError(f"progress must be a TrainingProgress, got {type(progress).__name__}")
         state = self.__dict__.get("runtime_state")
         if state is not None:
             state.progress = progress
@@ -434,7 +443,12 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
 
     @epoch.setter
     def epoch(self, value: int) -> None:
-        self.progress = self.progress.with_cycle_index(self.execution_contract.acquisition, value)
+        counter = (
+            "data_epoch"
+            if self.execution_contract.acquisition is AcquisitionMode.DATASET
+            else "rollout_iteration"
+        )
+        self.progress = replace(self.progress, **{counter: value})
 
     @property
     def step(self) -> int:
@@ -495,7 +509,8 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
     def _finish_cycle_record(self, index: int) -> None:
         loss = _mean(self._cycle_losses)
         reward = _mean(self._cycle_rewards) if self._has_runtime_rewards() else None
-        self.history.append({"cycle": index, "loss": loss, "reward": reward})
+        record = {"cycle": index, "loss": loss, "reward": reward}
+        self.__dict__.setdefault("_sandbox_history", []).append(record)
         line = f"cycle={index} loss={loss:.6f}"
         if reward is not None:
             line += f" reward={reward:.6f}"
@@ -554,7 +569,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             return
         samples = self.generate_samples()
         for reward in self.config.eval_reward_args:
-            scores = load_reward_model(reward)(samples)
+            scores = load_reward_model(reward, self.accelerator)(samples)
             self.log_data({f"eval/{reward.name}": float(scores.mean())}, step=self.step)
 
     # ================================================================== feedback
@@ -662,9 +677,10 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self, samples: Sequence[BaseSample], per_device_batch_size: int
     ) -> Iterator[Any]:
         """Stacked batches of ``per_device_batch_size`` samples on the accelerator device."""
-        for start in range(0, len(samples), int(per_device_batch_size)):
-            chunk = list(samples[start : start + int(per_device_batch_size)])
-            yield BaseSample.stack(chunk).to(self.accelerator.device)
+        yield from iter_prefetched_batches(
+            list(samples), int(per_device_batch_size),
+            device=self.accelerator.device, offload_samples_to_cpu=False,
+        )
 
     def _order_samples_for_optimize(
         self, samples: Sequence[BaseSample], inner_epoch: int
@@ -721,24 +737,27 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             grid = grid[(grid >= span[0]) & (grid <= span[1])]
             picks = torch.randint(len(grid), (count, int(batch_size)), generator=generator)
             return grid[picks].to(self.accelerator.device)
-        return draw_timesteps(strategy, (count, int(batch_size)), timestep_range=span,
+        return _draw_timesteps(strategy, (count, int(batch_size)), timestep_range=span,
                               time_shift=shift, device=self.accelerator.device, generator=generator)
 
-    def _velocity_kl(self, velocity: Any, other_velocity: Any, noised: Any) -> torch.Tensor:
-        """Per-sample mean squared velocity difference ``(B,)`` (the Gaussian KL up to scale)."""
-        if isinstance(velocity, LatentState):
-            diff = LatentState({k: (t - other_velocity.components[k]) ** 2
-                                for k, t in velocity.components.items()})
-        else:
-            diff = (velocity - other_velocity) ** 2
-        state = getattr(noised, "state", None)
-        return self.adapter.reduce_latent_values(diff, state=state).float()
+    def _velocity_kl(
+        self, velocity: LatentState, other_velocity: LatentState, noised: NoisedState
+    ) -> torch.Tensor:
+        """Per-sample mean squared velocity difference ``(B,)`` (the Gaussian KL up to scale),
+        reduced by the adapter from a plain ``{component: squared difference}`` dict."""
+        for name, value in (("velocity", velocity), ("other_velocity", other_velocity)):
+            if not isinstance(value, LatentState):
+                raise TypeError(f"expected LatentState for _velocity_kl {name}, "
+                                f"received {type(value).__name__}")
+        diff = {k: (t - other_velocity.components[k]) ** 2 for k, t in velocity.components.items()}
+        return self.adapter.reduce_latent_values(diff, state=noised.state).float()
 
     # ================================================================== logging
     def log_data(self, data: Mapping[str, Any], step: int) -> None:
-        """Record scalars in ``log_history``; ``*reward_mean`` feeds the cycle's reward."""
+        """Record scalars (``sandbox_support.log_history`` reads them); ``*reward_mean`` feeds
+        the cycle's reward."""
         record = {k: _to_float(v) for k, v in data.items()}
-        self.log_history.append({"step": int(step), **record})
+        self.__dict__.setdefault("_sandbox_log_history", []).append({"step": int(step), **record})
         multi_role = len(self._required_trainable_roles()) > 1
         for key, value in record.items():
             if key.rsplit("/", 1)[-1] == "reward_mean":
@@ -762,9 +781,9 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             )
             self.accelerator.wait_for_everyone()
             return Path(save_directory)
-        missing = self.runtime_state.missing_children()
+        missing = list(self.runtime_state.pending_child_names)
         unregistered = [
-            n for n in self.adapter.named_parameter_names() if n not in self._registered_snapshots
+            n for n in self.adapter.list_named_parameters() if n not in self._registered_snapshots
         ]
         if missing or unregistered:
             raise RuntimeError(
@@ -778,7 +797,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         state = {
             "optimizer": self.optimizer.state_dict(),
             "progress": asdict(self.progress),
-            "children": {n: c.state_dict() for n, c in self.runtime_state.children.items()},
+            "children": {n: c.state_dict() for n, c in self.runtime_state._children.items()},
             # What an uninterrupted run would draw next: the global RNG and the prompt cursor.
             "rng": torch.random.get_rng_state(),
             "prompt_cursor": self._prompt_cursor(),
@@ -808,9 +827,9 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self.optimizer.load_state_dict(state["optimizer"])
         self.progress = TrainingProgress(**state["progress"])
         for name, child_state in state["children"].items():
-            if name not in self.runtime_state.children:
+            if name not in self.runtime_state._children:
                 raise ValueError(f"checkpoint child {name!r} is not registered in this trainer")
-            self.runtime_state.children[name].load_state_dict(child_state)
+            self.runtime_state._children[name].load_state_dict(child_state)
         if state.get("rng") is not None:
             torch.random.set_rng_state(state["rng"])
         if state.get("prompt_cursor") is not None:
@@ -828,4 +847,4 @@ def _mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if values else math.nan
 
 
-__all__ = ["BaseTrainer", "MULTIROLE_RUNTIME_CHILD_NAME", "SDE_DYNAMICS"]
+__all__ = ["BaseTrainer"]

@@ -46,17 +46,9 @@ class TrainingProgress:
         _check_counter("count", count)
         return replace(self, optimizer_step=self.optimizer_step + count)
 
-    def with_cycle_index(self, acquisition: AcquisitionMode, value: int) -> TrainingProgress:
-        """Progress with the acquisition counter set to ``value`` (resume / ``epoch`` setter)."""
-        if acquisition is AcquisitionMode.DATASET:
-            return replace(self, data_epoch=value)
-        return replace(self, rollout_iteration=value)
-
 
 class GenerationAcquisitionDriver:
     """One cycle = seed the trajectory RNG, then ``run_generation_acquisition()``."""
-
-    acquisition = AcquisitionMode.GENERATION
 
     def prepare_cycle(self, host: Any, progress: TrainingProgress, *, seed: int) -> None:
         """Seed sampling with ``seed + rollout_iteration``."""
@@ -69,8 +61,6 @@ class GenerationAcquisitionDriver:
 
 class DatasetAcquisitionDriver:
     """One cycle = one full traversal of the finite loader."""
-
-    acquisition = AcquisitionMode.DATASET
 
     def prepare_cycle(self, host: Any, progress: TrainingProgress, *, seed: int) -> None:
         """Require a ``DistributedSampler`` (even with one process)."""
@@ -89,7 +79,11 @@ class DatasetAcquisitionDriver:
 
 
 def build_acquisition_driver(contract: ExecutionContract):
-    """Driver for the contract's acquisition mode."""
+    """Driver for the contract's acquisition mode (an ``ExecutionContract``, nothing else)."""
+    if not isinstance(contract, ExecutionContract):
+        raise TypeError(
+            f"build_acquisition_driver needs an ExecutionContract, got {type(contract).__name__}"
+        )
     if contract.acquisition is AcquisitionMode.DATASET:
         return DatasetAcquisitionDriver()
     return GenerationAcquisitionDriver()

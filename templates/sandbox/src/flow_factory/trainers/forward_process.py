@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..samples import ComponentTimes, LatentState
@@ -11,7 +12,7 @@ from .common.state_validation import require_velocity_state
 
 def forward_velocity_state(
     trainer: Any,
-    batch: Any,
+    batch: Mapping[str, Any],
     state: LatentState,
     times: ComponentTimes,
     *,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..hparams.training_args import get_training_args_class
-from ..models.registry import get_model_class
+from ..models.loader import load_model
+from ..models.registry import get_model_adapter_class
 from .registry import get_trainer_class
 
 
-def resolve_trainer_class(config: Any) -> type:
+def _resolve_trainer_class(config: Any) -> type:
     """Trainer class for ``config``; contracts are checked without building anything."""
     key = config.training_args.trainer_type
     args_cls = get_training_args_class(key)
@@ -27,7 +28,7 @@ def resolve_trainer_class(config: Any) -> type:
         )
     trainer_cls.validate_training_arguments_contract(config.training_args)
     trainer_cls.validate_adapter_class_execution_contract(
-        get_model_class(config.model_args.model_type)
+        get_model_adapter_class(config.model_args.model_type)
     )
     return trainer_cls
 
@@ -35,7 +36,7 @@ def resolve_trainer_class(config: Any) -> type:
 def load_trainer(config: Any) -> Any:
     """Check contracts (before any Accelerator/model work), then build accelerator, adapter,
     trainer (keyword arguments ``accelerator``, ``config``, ``adapter``)."""
-    trainer_cls = resolve_trainer_class(config)
+    trainer_cls = _resolve_trainer_class(config)
     from accelerate import Accelerator
     from accelerate.utils import set_seed
 
@@ -45,9 +46,7 @@ def load_trainer(config: Any) -> Any:
         mixed_precision=config.mixed_precision,
         gradient_accumulation_steps=int(config.training_args.gradient_accumulation_steps),
     )
-    adapter = get_model_class(config.model_args.model_type)(
-        config=config, accelerator=accelerator
-    )
+    adapter = load_model(config, accelerator)
     return trainer_cls(accelerator=accelerator, config=config, adapter=adapter)
 
 
@@ -66,4 +65,4 @@ def _use_cuda() -> bool:
     return wanted == "cuda" or (wanted == "auto" and torch.cuda.is_available())
 
 
-__all__ = ["load_trainer", "resolve_trainer_class"]
+__all__ = ["load_trainer"]

@@ -182,10 +182,12 @@ class RoleOptimizationCoordinator:
 
     def backward(self, loss: torch.Tensor) -> None:
         """Backpropagate the active role's scalar loss (once per microbatch)."""
+        if not isinstance(loss, torch.Tensor):
+            raise TypeError(f"loss must be a torch.Tensor, got {type(loss).__name__}")
         role_name = self.active_role_name
         if not self._microbatch_open or self._microbatch_backward_count:
             raise RuntimeError(f"backward of {role_name!r} needs an open microbatch, once")
-        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        if loss.numel() != 1:
             raise ValueError(f"role {role_name!r} needs a scalar tensor loss, got {loss!r}")
         self.accelerator.backward(loss)
         self._microbatch_backward_count = 1
@@ -240,7 +242,9 @@ class RoleOptimizationCoordinator:
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Restore role step counters after checking the layout matches."""
-        if not isinstance(state_dict, Mapping) or set(state_dict) != _STATE_KEYS:
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"state_dict must be a Mapping, got {type(state_dict).__name__}")
+        if set(state_dict) != _STATE_KEYS:
             raise ValueError(f"coordinator state must have keys {sorted(_STATE_KEYS)}")
         if state_dict["version"] != _STATE_VERSION or state_dict["active_phase"] is not None:
             raise ValueError("coordinator state has another version or an open phase")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import torch
 
 
 def compute_trajectory_indices(
-    train_timestep_indices: Iterable[Any], num_inference_steps: int, include_initial: bool = True
+    train_timestep_indices: list[int] | torch.Tensor,
+    num_inference_steps: int,
+    include_initial: bool = True,
 ) -> list[int]:
     """Trajectory positions replaying ``train_timestep_indices`` needs: ``i`` and ``i + 1`` each.
 

@@ -14,13 +14,17 @@ from ...contracts.execution import (
     ExecutionContract,
 )
 from ..abc import ArgABC
+from ..gradient_checkpointing import (
+    GradientCheckpointingSpec,
+    normalize_gradient_checkpointing_policy,
+)
 
 _CONTRACT_KEY_ERROR = (
     "train.execution_contract is selected by trainer_type and cannot be configured"
 )
 
 
-def compute_gradient_accumulation_steps(
+def _compute_gradient_accumulation_steps(
     num_batches_per_epoch: int, gradient_step_per_epoch: int
 ) -> int:
     """Auto GAS: ``max(1, n // gradient_step_per_epoch)``."""
@@ -29,10 +33,23 @@ def compute_gradient_accumulation_steps(
 
 @dataclass
 class EvaluationArguments(ArgABC):
-    """Evaluation cadence (``eval:`` in YAML); ``eval_freq <= 0`` disables evaluation."""
+    """Evaluation cadence and sampling (``eval:`` in YAML); ``eval_freq <= 0`` disables it."""
 
-    eval_freq: int = 10
+    resolution: int | tuple[int, int] | list[int] = (512, 512)
+    height: int | None = None
+    width: int | None = None
+    num_frames: int | None = None
+    frame_rate: float | None = None
     per_device_batch_size: int = 1
+    guidance_scale: float = 3.5
+    num_inference_steps: int = 10
+    eval_freq: int = 10
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        self.resolution = _pair(self.resolution)
+        self.height = self.height or self.resolution[0]
+        self.width = self.width or self.resolution[1]
 
 
 @dataclass
@@ -53,7 +70,7 @@ class TrainingArguments(ArgABC):
     per_device_batch_size: int = 1
     gradient_step_per_epoch: int = 2
     max_grad_norm: float = 1.0
-    num_batches_per_epoch: int = field(init=False)
+    num_batches_per_epoch: int = field(init=False, default=0)
     gradient_accumulation_steps: Any = "auto"
     num_inner_epochs: int = 1
     group_size: int = 1
@@ -66,7 +83,7 @@ class TrainingArguments(ArgABC):
     adam_weight_decay: float = 1e-4
     adam_betas: tuple[float, float] = (0.9, 0.999)
     adam_epsilon: float = 1e-8
-    enable_gradient_checkpointing: bool = False
+    enable_gradient_checkpointing: bool | GradientCheckpointingSpec = False
     offload_samples_to_cpu: bool = False
     ema_decay: float = 0.995
     ema_update_interval: int = 10
@@ -76,9 +93,10 @@ class TrainingArguments(ArgABC):
     shuffle_samples: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.resolution, int):
-            self.resolution = (self.resolution, self.resolution)
-        self.resolution = tuple(self.resolution)
+        self.resolution = _pair(self.resolution)
+        self.enable_gradient_checkpointing = normalize_gradient_checkpointing_policy(
+            self.enable_gradient_checkpointing
+        )
         self.height = self.height or self.resolution[0]
         self.width = self.width or self.resolution[1]
         self._initialize_batch_geometry()
@@ -116,7 +134,7 @@ class TrainingArguments(ArgABC):
             )
         if gas == "auto":
             self._manual_gradient_accumulation_steps = False
-            self.gradient_accumulation_steps = compute_gradient_accumulation_steps(
+            self.gradient_accumulation_steps = _compute_gradient_accumulation_steps(
                 self.num_batches_per_epoch, self.gradient_step_per_epoch
             )
         elif isinstance(gas, bool) or not isinstance(gas, int) or gas < 1:
@@ -178,8 +196,11 @@ class TrainingArguments(ArgABC):
         return super().from_dict(args_dict)
 
 
-__all__ = [
-    "EvaluationArguments",
-    "TrainingArguments",
-    "compute_gradient_accumulation_steps",
-]
+def _pair(resolution: Any) -> tuple[int, int]:
+    """``512`` -> ``(512, 512)``; a pair stays a pair (as a tuple)."""
+    if isinstance(resolution, int):
+        return (resolution, resolution)
+    return tuple(resolution)
+
+
+__all__ = ["EvaluationArguments", "TrainingArguments"]

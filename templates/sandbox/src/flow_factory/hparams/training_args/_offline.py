@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ._base import TrainingArguments
 
-WEIGHTING_SCHEMES = ("logit_normal", "uniform")
+_WEIGHTING_SCHEMES = ("logit_normal", "uniform")
 
 
 def _positive_int(value: Any, field_name: str) -> int:
@@ -58,9 +58,9 @@ class OfflineFlowMatchingTrainingArguments(TrainingArguments):
         super().__post_init__()
         self.max_epochs = _positive_int(self.max_epochs, "max_epochs")
         self.num_train_timesteps = _positive_int(self.num_train_timesteps, "num_train_timesteps")
-        if self.weighting_scheme not in WEIGHTING_SCHEMES:
+        if self.weighting_scheme not in _WEIGHTING_SCHEMES:
             raise ValueError(
-                f"train.weighting_scheme must be one of {WEIGHTING_SCHEMES}, "
+                f"train.weighting_scheme must be one of {_WEIGHTING_SCHEMES}, "
                 f"got {self.weighting_scheme!r}"
             )
         self.timestep_range = _timestep_range(self.timestep_range)
@@ -69,4 +69,4 @@ class OfflineFlowMatchingTrainingArguments(TrainingArguments):
         self.logit_std = _finite_float(self.logit_std, "logit_std", strictly_positive=True)
 
 
-__all__ = ["OfflineFlowMatchingTrainingArguments", "WEIGHTING_SCHEMES"]
+__all__ = ["OfflineFlowMatchingTrainingArguments"]

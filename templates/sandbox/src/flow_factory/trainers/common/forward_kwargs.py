@@ -6,18 +6,20 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def training_forward_kwargs(trainer: Any, batch: Any) -> dict[str, Any]:
+def training_forward_kwargs(trainer: Any, batch: Mapping[str, Any]) -> dict[str, Any]:
     """``{**trainer.training_args}`` minus keys already present in ``batch``."""
     batch_keys = set(batch.keys()) if isinstance(batch, Mapping) else set()
     return {k: v for k, v in {**trainer.training_args}.items() if k not in batch_keys}
 
 
-def replay_forward_kwargs(trainer: Any, batch: Any) -> dict[str, Any]:
+def replay_forward_kwargs(trainer: Any, batch: Mapping[str, Any]) -> dict[str, Any]:
     """Same as :func:`training_forward_kwargs` (replay of stored rollouts)."""
     return training_forward_kwargs(trainer, batch)
 
 
-def reference_forward_kwargs(trainer: Any, batch: Any, **overrides: Any) -> dict[str, Any]:
+def reference_forward_kwargs(
+    trainer: Any, batch: Mapping[str, Any], **overrides: Any
+) -> dict[str, Any]:
     """Training kwargs with ``overrides`` applied (reference-model forwards)."""
     return {**training_forward_kwargs(trainer, batch), **overrides}
 

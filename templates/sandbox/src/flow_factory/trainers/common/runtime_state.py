@@ -9,33 +9,66 @@ from ..execution import TrainingProgress
 
 
 class TrainerRuntimeState:
-    """Holds ``progress`` and the registered checkpoint children (``state_dict`` owners)."""
+    """Holds ``progress`` and the attached checkpoint children (``state_dict`` owners).
 
-    def __init__(self, declared_children: tuple[str, ...] = ()) -> None:
-        self.progress = TrainingProgress()
-        self.declared_children = tuple(declared_children)
-        self.children: dict[str, Any] = {}
+    The sandbox keeps the real names (``attach_child``, ``child_names``, ``pending_child_names``,
+    ``progress``); the trainer reads the attached children through ``_children``.
+    """
 
-    def register_child(self, name: str, child: Any) -> None:
-        """Register a declared child once."""
-        if name not in self.declared_children:
+    def __init__(
+        self,
+        progress: TrainingProgress | None = None,
+        *,
+        child_names: tuple[str, ...] = (),
+        identity: Any = None,
+    ) -> None:
+        self.progress = TrainingProgress() if progress is None else progress
+        self._child_names = tuple(child_names)
+        self._identity = identity
+        self._children: dict[str, Any] = {}
+
+    @property
+    def progress(self) -> TrainingProgress:
+        """The current counters."""
+        return self._progress
+
+    @progress.setter
+    def progress(self, progress: TrainingProgress) -> None:
+        if not isinstance(progress, TrainingProgress):
+            raise TypeError(f"progress must be a TrainingProgress, got {type(progress).__name__}")
+        self._progress = progress
+
+    @property
+    def child_names(self) -> tuple[str, ...]:
+        """The declared child names, in order."""
+        return self._child_names
+
+    @property
+    def pending_child_names(self) -> tuple[str, ...]:
+        """Declared names no child is attached to yet."""
+        return tuple(n for n in self._child_names if n not in self._children)
+
+    @property
+    def identity(self) -> Any:
+        """What the run is (the sandbox records whatever it is given)."""
+        return self._identity
+
+    def attach_child(self, name: str, child: Any) -> None:
+        """Attach the child of a declared name, once."""
+        if name not in self._child_names:
             raise ValueError(
-                f"runtime child {name!r} is not declared; declared: {list(self.declared_children)}"
+                f"runtime child {name!r} is not declared; declared: {list(self._child_names)}"
             )
-        if name in self.children:
-            raise ValueError(f"runtime child {name!r} is already registered")
+        if name in self._children:
+            raise ValueError(f"runtime child {name!r} is already attached")
         for method in ("state_dict", "load_state_dict", "validate_state_dict"):
             if not callable(getattr(child, method, None)):
                 raise TypeError(f"runtime child {name!r} must define {method}()")
-        self.children[name] = child
-
-    def missing_children(self) -> list[str]:
-        """Declared but unregistered names."""
-        return [n for n in self.declared_children if n not in self.children]
+        self._children[name] = child
 
 
-class CallbackRuntimeChild:
-    """Child built from ``state_dict`` / ``load_state_dict`` callables."""
+class _CallbackRuntimeChild:
+    """Child built from ``state_dict`` / ``load_state_dict`` callables (sandbox plumbing)."""
 
     def __init__(self, get_state: Callable[[], Any], set_state: Callable[[Any], None]) -> None:
         self._get, self._set = get_state, set_state
@@ -55,4 +88,4 @@ class CallbackRuntimeChild:
             raise ValueError("runtime child state is missing")
 
 
-__all__ = ["CallbackRuntimeChild", "TrainerRuntimeState"]
+__all__ = ["TrainerRuntimeState"]

@@ -6,12 +6,20 @@ Role phases go through the trainer's ``RoleOptimizationCoordinator`` under
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Literal
 
 import torch
 
-from ...samples import BaseSample, LatentState
+from ...models.abc import BaseAdapter
+from ...samples import (
+    BaseSample,
+    ComponentTimes,
+    LatentState,
+    MultiModalStepOutput,
+    StackedSampleBatch,
+)
 
 
 def reject_training_rewards(trainer: Any, *, algorithm_name: str) -> None:
@@ -46,31 +54,41 @@ def run_role_phase(
         record_distillation_metric(trainer, f"train/{role_name}_grad_norm", grad_norm)
 
 
-def role_repeat_progress(trainer: Any, *, role_name: str, repeats: int) -> range:
-    """Iteration range of a repeated phase."""
+def role_repeat_progress(trainer: Any, *, role_name: str, repeats: int) -> Iterator[int]:
+    """The repeat indices of a repeated phase (the real one wraps them in a progress bar)."""
     if repeats < 1:
         raise ValueError(f"{role_name} repeats must be >= 1, got {repeats}")
-    return range(int(repeats))
+    return iter(range(int(repeats)))
 
 
 def as_role_microbatches(
-    samples: Sequence[BaseSample],
+    samples: Sequence[Any],
     *,
     batch_size: int,
     accumulation_steps: int,
     algorithm_name: str,
-) -> list[Any]:
-    """Stack samples into microbatches; the count must divide by ``accumulation_steps``."""
-    batches = [
-        BaseSample.stack(list(samples[i : i + batch_size]))
-        for i in range(0, len(samples), batch_size)
-    ]
-    if len(batches) % max(1, accumulation_steps):
-        raise ValueError(
-            f"{algorithm_name}: {len(batches)} microbatches do not divide by "
-            f"gradient_accumulation_steps={accumulation_steps}"
-        )
-    return batches
+) -> list[list[Any]]:
+    """Exactly ``accumulation_steps`` lists of ``batch_size`` samples (unstacked), from one flat
+    batch or a sequence of batches."""
+    for name, value in (("per_device_batch_size", batch_size),
+                        ("gradient_accumulation_steps", accumulation_steps)):
+        if type(value) is not int or value < 1:
+            raise ValueError(f"{algorithm_name} expected {name} >= 1 as an int, "
+                             f"received {type(value).__name__}: {value!r}")
+    if not samples:
+        raise ValueError(f"{algorithm_name} optimize expected a non-empty sample collection")
+    nested = isinstance(samples[0], (list, tuple))
+    microbatches = [list(batch) for batch in samples] if nested else [list(samples)]
+    if len(microbatches) != accumulation_steps:
+        raise ValueError(f"{algorithm_name} optimize expected {accumulation_steps} role "
+                         f"microbatches matching gradient_accumulation_steps, "
+                         f"received {len(microbatches)}")
+    for index, microbatch in enumerate(microbatches):
+        if len(microbatch) != batch_size:
+            raise ValueError(f"{algorithm_name} optimize expected microbatch index {index} to "
+                             f"have per_device_batch_size={batch_size} samples, "
+                             f"received {len(microbatch)}")
+    return microbatches
 
 
 def generate_one_rollout_batch(
@@ -78,7 +96,7 @@ def generate_one_rollout_batch(
     *,
     reward_buffer: Any = None,
     compute_log_prob: bool = False,
-    trajectory_indices: Sequence[int] | None = None,
+    trajectory_indices: list[int] | None = None,
     algorithm_name: str,
 ) -> list[BaseSample]:
     """One prompt batch of rollouts under no_grad."""
@@ -100,14 +118,14 @@ def run_distillation_training_step(trainer: Any) -> None:
 
 
 def query_score_velocity(
-    adapter: Any,
-    batch: Any,
+    adapter: BaseAdapter,
+    batch: StackedSampleBatch,
     state: LatentState,
-    times: Any,
+    times: ComponentTimes,
     *,
-    role_name: str,
-    autocast: Callable[[], Any],
-    forward_kwargs: dict[str, Any],
+    role_name: Literal["reference", "fake", "surrogate"],
+    autocast: Callable[[], AbstractContextManager[Any]],
+    forward_kwargs: dict[str, object],
     algorithm_name: str,
 ) -> LatentState:
     """Velocity of role ``role_name`` at ``(state, times)``."""
@@ -125,11 +143,16 @@ def record_distillation_metric(trainer: Any, name: str, value: Any) -> None:
 
 
 def detach_state(state: LatentState) -> LatentState:
-    """Detached copy of a latent state."""
-    return state.detach()
+    """The state with every component detached (active masks kept)."""
+    if not isinstance(state, LatentState):
+        raise TypeError(f"expected LatentState for detach_state, received {type(state).__name__}")
+    detached = {name: value.detach() for name, value in state.components.items()}
+    return LatentState(detached, active_masks=state.active_masks)
 
 
-def require_velocity(output: Any, *, algorithm_name: str, role_name: str) -> LatentState:
+def require_velocity(
+    output: MultiModalStepOutput, *, algorithm_name: str, role_name: str
+) -> LatentState:
     """The output's velocity ``LatentState`` or a ``ValueError`` naming the algorithm and role."""
     velocity = getattr(output, "velocity", None)
     if not isinstance(velocity, LatentState):

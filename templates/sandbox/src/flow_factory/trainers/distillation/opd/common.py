@@ -7,17 +7,18 @@ are put back, so ``adapter.use_named_parameters(name)`` swaps the teacher in lat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import torch
 
+from ....models.abc import BaseAdapter
+
 
 def load_teachers(
-    adapter: Any,
-    teacher_paths: Sequence[str],
+    adapter: BaseAdapter,
+    teacher_paths: list[str],
     teacher_param_device: str,
-    teacher_names: Sequence[str | None] | None = None,
+    teacher_names: list[str | None] | None = None,
 ) -> list[str]:
     """Load every teacher LoRA into its own named snapshot; returns the snapshot names.
 
