@@ -656,3 +656,379 @@ def test_new_refuses_a_template_that_calls_a_missing_member(runner, sandbox, mon
     assert "`BaseAdapter.no_such_member` is not defined" in result.output
     assert HINT in " ".join(result.output.split())
     assert snapshot(sandbox) == before
+
+
+# --- rule 6: types from the checkout's own annotations --------------------------------------------
+
+TYPED = {
+    "__init__.py": "",
+    "samples/__init__.py": "from .trajectory import LatentState, NoisedState, StepOutput\n",
+    "samples/trajectory.py": """
+        from __future__ import annotations
+
+        from dataclasses import dataclass
+        from typing import Mapping, Optional, Tuple
+
+        import torch
+
+
+        @dataclass(frozen=True)
+        class LatentState:
+            components: Mapping[str, torch.Tensor]
+            active_masks: Optional[Mapping[str, torch.Tensor]] = None
+
+            @property
+            def component_names(self) -> Tuple[str, ...]:
+                return tuple(self.components)
+
+
+        class MaskedState(LatentState):
+            pass
+
+
+        @dataclass(frozen=True)
+        class NoisedState:
+            state: LatentState
+            target_velocity: "LatentState"
+
+
+        @dataclass
+        class StepOutput:
+            velocity: Optional[LatentState] = None
+            log_prob: Optional[torch.Tensor] = None
+
+
+        class TensorDict(dict):
+            pass
+
+
+        class Record:
+            def keys(self):
+                return []
+
+            def __getitem__(self, key):
+                return None
+
+
+        class Dynamic:
+            def __getattr__(self, name):
+                return name
+        """,
+    "models/__init__.py": "",
+    "models/abc.py": """
+        from __future__ import annotations
+
+        from typing import Any, Mapping, Optional, Protocol, Tuple
+
+        import torch
+
+        from ..samples.trajectory import LatentState, NoisedState, StepOutput
+
+
+        class Scorer(Protocol):
+            def score(self, x) -> float: ...
+
+
+        class BaseAdapter:
+            def __init__(self, config) -> None:
+                self.config = config
+
+            def forward_state(self, state: LatentState) -> StepOutput: ...
+
+            def noised(self, state: LatentState) -> Tuple[torch.Tensor, NoisedState]: ...
+
+            def reduce(
+                self, values: Mapping[str, torch.Tensor], *, state: Optional[LatentState] = None
+            ) -> torch.Tensor: ...
+
+            def project(self, state: LatentState, velocity: "LatentState") -> LatentState: ...
+
+            def cast(self, state: LatentState | torch.Tensor) -> torch.Tensor: ...
+
+            def anything(self, value: Any, other) -> None: ...
+
+            def judge(self, scorer: Scorer) -> None: ...
+
+            def states(self) -> list[LatentState]: ...
+        """,
+    "trainers/__init__.py": "",
+    "trainers/abc.py": """
+        from ..models.abc import BaseAdapter
+
+
+        class BaseTrainer:
+            def __init__(self, adapter: BaseAdapter) -> None:
+                self.adapter = adapter
+        """,
+    "hparams/__init__.py": "",
+    "hparams/args.py": """
+        from __future__ import annotations
+
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class TrainingArguments:
+            seed: int = 0
+
+            @classmethod
+            def from_dict(cls, data) -> TrainingArguments:
+                return cls(**data)
+
+
+        @dataclass
+        class Arguments:
+            training_args: TrainingArguments
+
+            @classmethod
+            def from_dict(cls, data) -> "Arguments":
+                return cls(TrainingArguments.from_dict(data))
+        """,
+    "utils/__init__.py": "",
+    "utils/helpers.py": """
+        from __future__ import annotations
+
+        from ..samples.trajectory import LatentState
+
+
+        def make_state(x) -> LatentState: ...
+
+
+        def untyped(x): ...
+
+
+        def batch_size(state: LatentState) -> int: ...
+        """,
+}
+
+TYPED_TRAINER = """
+    from typing import Any
+
+    from ...samples.trajectory import Dynamic, LatentState, MaskedState, Record, TensorDict
+    from ...utils.helpers import batch_size, make_state, untyped
+    from ..abc import BaseTrainer
+
+
+    class MyAlgoTrainer(BaseTrainer):
+        def loss(self, batch, given: LatentState) -> Any:
+            adapter = self.adapter
+            state = make_state(batch)
+            output = adapter.forward_state(state)
+            velocity = output.velocity
+            _, noised = adapter.noised(state)
+            print(given.components, velocity.component_names, noised.target_velocity.components)
+            values = {name: x**2 for name, x in state.components.items()}
+            total = adapter.reduce(values, state=state)
+            batch_size(adapter.project(noised.state, velocity))
+            for index, item in enumerate(adapter.states()):
+                print(index, item.active_masks)
+            return _helper(adapter, state) + total
+
+
+    def _helper(adapter: Any, state: LatentState) -> Any:
+        return adapter.reduce({"latent": state.components["latent"]}, state=state)
+    """
+
+TYPED_ARGS = """
+    from dataclasses import dataclass
+
+    from ..args import TrainingArguments
+
+
+    @dataclass
+    class MyAlgoTrainingArguments(TrainingArguments):
+        clip_range: float = 0.2
+    """
+
+TYPED_ARGS_PATH = f"{PKG}/hparams/training_args/my_algo.py"
+
+
+@pytest.fixture
+def typed(tmp_path) -> Path:
+    return write_checkout(tmp_path / "typed", TYPED)
+
+
+def typed_findings(root: Path, trainer: str = TYPED_TRAINER, test: str | None = None):
+    files = {
+        TRAINER: textwrap.dedent(trainer).lstrip(),
+        TYPED_ARGS_PATH: textwrap.dedent(TYPED_ARGS).lstrip(),
+    }
+    if test is not None:
+        files[TEST] = textwrap.dedent(test).lstrip()
+    return findings(root, files)
+
+
+def in_loss(extra: str) -> str:
+    """The typed trainer with ``extra`` (lines of code) at the end of ``loss``."""
+    lines = textwrap.indent(textwrap.dedent(extra).strip("\n"), " " * 12)
+    end = "            return _helper(adapter, state) + total"
+    return replaced(TYPED_TRAINER, end, f"{lines}\n            return 0")
+
+
+def test_typed_code_conforms(typed):
+    assert typed_findings(typed) == []
+
+
+LATENT_STATE_MEMBERS = "this checkout's LatentState has active_masks, component_names, components"
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "state.detach()",  # a local bound from a function's return annotation
+        "output.velocity.detach()",  # an annotated field of a typed value (Optional[X] is X)
+        "velocity.detach()",  # ... bound to a local
+        "noised.target_velocity.detach()",  # tuple unpacking; a quoted annotation
+        "item.detach()",  # a loop over a typed list (through enumerate)
+        "given.detach()",  # the method's own parameter annotation
+        "LatentState({}).detach()",  # a constructor
+        "adapter.project(state, state).detach()",  # a method's return annotation
+        "(state if batch else given).detach()",  # both branches agree
+    ],
+)
+def test_a_member_of_a_typed_value_must_exist(typed, use):
+    f = only(typed_findings(typed, in_loss(use)))
+    assert (f.member, f.problem, f.instead) == (
+        "LatentState.detach",
+        "is not defined",
+        LATENT_STATE_MEMBERS,
+    )
+    assert f.message == (
+        f"{TRAINER}: `LatentState.detach` is not defined ({LATENT_STATE_MEMBERS}); {HINT}"
+    )
+
+
+def test_a_method_call_on_a_typed_value_is_checked_against_its_signature(typed):
+    trainer = in_loss("adapter.project(state).component_names")
+    f = only(typed_findings(typed, trainer))
+    assert (f.member, f.problem) == (
+        "BaseAdapter.project",
+        "is called without its required `velocity`",
+    )
+
+
+def test_an_argument_of_a_class_the_annotation_excludes_is_refused(typed):
+    f = only(typed_findings(typed, in_loss("adapter.reduce(state, state=state)")))
+    assert f.message == (
+        f"{TRAINER}: `BaseAdapter.reduce` expects `values: Mapping[str, torch.Tensor]`, got "
+        f"LatentState (this checkout's LatentState is not a Mapping); {HINT}"
+    )
+    assert f.line == 21  # the line of the argument
+    # through self.adapter, by keyword, and into an imported function
+    f = only(typed_findings(typed, in_loss("self.adapter.reduce(values=output)")))
+    assert f.problem == "expects `values: Mapping[str, torch.Tensor]`, got StepOutput"
+    f = only(typed_findings(typed, in_loss("batch_size(output)")))
+    assert (f.member, f.problem, f.instead) == (
+        "flow_factory.utils.helpers.batch_size",
+        "expects `state: LatentState`, got StepOutput",
+        "this checkout's StepOutput is not a LatentState",
+    )
+    f = only(typed_findings(typed, in_loss("adapter.cast(output)")))
+    assert f.problem == "expects `state: LatentState | torch.Tensor`, got StepOutput"
+    assert f.instead == "this checkout's StepOutput is not a LatentState or torch.Tensor"
+
+
+def test_unknown_values_and_open_annotations_pass(typed):
+    trainer = in_loss(
+        """
+        adapter.reduce(untyped(batch))  # the value's type is unknown
+        adapter.reduce(batch, state=untyped(batch))
+        adapter.anything(state, state)  # Any, and no annotation
+        adapter.judge(state)  # a protocol: whatever fits it structurally
+        adapter.cast(state)  # one member of the union
+        """
+    )
+    assert typed_findings(typed, trainer) == []
+
+
+def test_a_subclass_or_a_mapping_fits(typed):
+    trainer = in_loss(
+        """
+        masked = MaskedState({})
+        adapter.project(masked, masked).component_names  # a subclass where its base is expected
+        adapter.reduce(TensorDict(), state=masked)  # derives from dict: may be a mapping
+        adapter.reduce(Record())  # has the mapping protocol's keys and __getitem__
+        adapter.reduce({"latent": 1}, state=state)  # a dict literal: unknown, passes
+        """
+    )
+    assert typed_findings(typed, trainer) == []
+
+
+def test_what_the_code_decides_itself_is_not_second_guessed(typed):
+    trainer = in_loss(
+        """
+        if hasattr(state, "detach"):
+            state.detach()
+        if isinstance(given, dict):
+            given.keys()
+        other = make_state(batch)
+        other = untyped(batch)  # bound to two things: unknown
+        other.detach()
+        Dynamic().anything  # __getattr__ answers any name
+        """
+    )
+    assert typed_findings(typed, trainer) == []
+
+
+def test_a_private_helper_takes_the_type_every_caller_passes(typed):
+    # cause 2: the helper's adapter is annotated Any, but the only caller passes the adapter
+    helper = replaced(
+        TYPED_TRAINER, 'reduce({"latent": state.components["latent"]}', "reduce(state"
+    )
+    f = only(typed_findings(typed, helper))
+    assert (f.member, f.problem, f.line) == (
+        "BaseAdapter.reduce",
+        "expects `values: Mapping[str, torch.Tensor]`, got LatentState",
+        25,
+    )
+    # a helper also used as a value (or by another rendered file) may be called with anything
+    end = "return _helper(adapter, state) + total"
+    escaped = replaced(helper, end, f"print(_helper)\n            {end}")
+    assert typed_findings(typed, escaped) == []
+    other_file = "from flow_factory.trainers.rl.my_algo import _helper\n"
+    assert typed_findings(typed, helper, test=other_file) == []
+
+
+def test_a_value_typed_as_a_base_may_be_a_rendered_subclass(typed):
+    # ``from_dict -> TrainingArguments`` called on the generated subclass gives that subclass;
+    # a field annotated with the base may hold the generated subclass
+    test = """
+        from flow_factory.hparams.args import Arguments
+        from flow_factory.hparams.training_args.my_algo import MyAlgoTrainingArguments
+
+
+        def test_args():
+            assert MyAlgoTrainingArguments.from_dict({}).clip_range == 0.2
+            assert Arguments.from_dict({}).training_args.clip_range == 0.2
+        """
+    assert typed_findings(typed, test=test) == []
+    unknown = test.replace(".training_args.clip_range", ".training_args.x")
+    f = only(typed_findings(typed, test=unknown))
+    assert (f.path, f.member) == (TEST, "TrainingArguments.x")
+    assert f.instead == "this checkout's TrainingArguments has from_dict, seed"
+
+
+def test_a_generated_test_may_use_stand_ins(typed):
+    # a test's trainer carries a stand-in adapter, and its own subclasses stand in for a base;
+    # the trainer itself is held to BaseAdapter (rule 3)
+    test = """
+        from flow_factory.trainers.rl.my_algo import MyAlgoTrainer
+        from flow_factory.utils.helpers import make_state
+        from flow_factory.samples.trajectory import LatentState
+
+
+        class FakeState(LatentState):
+            def detach(self):
+                return self
+
+
+        def test_stand_ins():
+            trainer = MyAlgoTrainer(adapter=None)
+            assert trainer.adapter.weights is None
+            assert make_state(None).detach() is not None
+        """
+    assert typed_findings(typed, test=test) == []
+    f = only(typed_findings(typed, in_loss("self.adapter.weights")))
+    assert (f.member, f.problem) == ("BaseAdapter.weights", "is not defined")
+    f = only(typed_findings(typed, test=test.replace("FakeState(LatentState)", "FakeState")))
+    assert (f.path, f.member) == (TEST, "LatentState.detach")

@@ -123,6 +123,8 @@ def test_example_starts_from_the_checkouts_own_example_of_that_model_type():
     view = CheckoutView(FIXTURE)
     example = _example_yaml(view, _one("grpo", finetune_type="lora"))
     assert example["model"]["model_name_or_path"] == "stabilityai/stable-diffusion-3.5-medium"
+    # The model settings the real loader needs (its target_modules default, all, fails LoRA).
+    assert example["model"]["target_modules"] == "default"
     assert example["train"]["resolution"] == 512
     dataset = example["data"]["datasets"][0]
     assert dataset["name"] == "aesthetics" and dataset["train"]["max_dataset_size"] == 8192
@@ -145,3 +147,74 @@ def test_example_takes_no_dataset_from_an_example_of_another_acquisition_kind():
         "dataset_dir"
     ]
     assert "rewards" not in example
+
+
+def _plan_with_trainer_edit(monkeypatch, c, pattern: str, replacement: str):
+    """Plan ``c`` against the fixture with one regex edit of the rendered trainer."""
+    from ffgen import render
+
+    real = render.render
+
+    def edited(template, ctx):
+        text = real(template, ctx)
+        if template == render.TRAINER_TEMPLATE:
+            text, count = re.subn(pattern, replacement, text)
+            assert count == 1, f"{pattern!r} is not in the rendered trainer once"
+        return text
+
+    monkeypatch.setattr(render, "render", edited)
+    return _plan(CheckoutView(FIXTURE), c)
+
+
+@pytest.mark.parametrize("state", ["legacy", "structured"])
+def test_a_latent_state_passed_to_a_mapping_reduction_is_refused(monkeypatch, state):
+    """Cause 2: DMD's squared-error helper handed the adapter's reduction a LatentState where
+    the real ``reduce_flow_matching_objective_values(values: Mapping[str, torch.Tensor])``
+    takes a plain mapping. The helper's ``adapter: Any`` is typed by its only caller."""
+    c = _one("dmd", state=state)
+    with pytest.raises(RefusedError) as refused:
+        _plan_with_trainer_edit(
+            monkeypatch, c, r"values = (\{name: .*\})\n", r"values = LatentState(\1)\n"
+        )
+    message = str(refused.value)
+    assert "`BaseAdapter.reduce_flow_matching_objective_values` expects " in message
+    assert "`values: Mapping[str, torch.Tensor]`, got LatentState" in message
+    assert "this checkout's LatentState is not a Mapping" in message
+    assert "\n" not in message
+
+
+def test_detach_on_a_latent_state_is_refused(monkeypatch):
+    """Cause 5: OPD detached the teacher's velocity with ``LatentState.detach()``; the real
+    ``forward_velocity_state`` returns a ``LatentState``, which has no such member."""
+    with pytest.raises(RefusedError) as refused:
+        _plan_with_trainer_edit(
+            monkeypatch, _one("opd"), r"_detached\(teacher_velocity\)", "teacher_velocity.detach()"
+        )
+    message = str(refused.value)
+    assert "`LatentState.detach` is not defined" in message
+    assert "this checkout's LatentState has active_masks, component_names, components" in message
+    assert message.startswith("src/flow_factory/trainers/distillation/my_algo.py: ")
+
+
+def test_the_fixture_annotates_what_the_type_checks_read():
+    """The type rules read the fixture's annotations: they must be there (and resolvable)."""
+    import ast
+
+    def annotations(rel: str, cls: str, method: str) -> tuple[list[str], str]:
+        tree = ast.parse((FIXTURE / rel).read_text(encoding="utf-8"))
+        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+        fn = next(n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == method)
+        args = [ast.unparse(a.annotation) for a in fn.args.args[1:] + fn.args.kwonlyargs]
+        return args, ast.unparse(fn.returns)
+
+    assert annotations(ADAPTER, "BaseAdapter", "reduce_flow_matching_objective_values") == (
+        ["Mapping[str, torch.Tensor]", "Optional[LatentState]"],
+        "torch.Tensor",
+    )
+    assert annotations(ADAPTER, "BaseAdapter", "get_terminal_state") == (
+        ["StackedSampleBatch"],
+        "LatentState",
+    )
+    forward = ast.parse((FIXTURE / "src/flow_factory/trainers/forward_process.py").read_text())
+    fn = next(n for n in forward.body if isinstance(n, ast.FunctionDef))
+    assert ast.unparse(fn.returns) == "LatentState"
