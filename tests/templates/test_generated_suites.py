@@ -5,7 +5,9 @@ files are run with pytest in a subprocess, first against the files as generated 
 passes, in well under 10 s of CPU), then against deliberately broken variants of the trainer or
 the arguments module (each must make the suite fail, first in the test of the rule it breaks).
 Each family's ``--state structured`` twin is generated into the same sandbox and run in the same
-interpreter (``_suite_runner.py``), so torch is imported once per family.
+interpreter (``_suite_runner.py``), so torch is imported once per family. Statically, over every
+legal classification: the suites' fake adapter takes what the real ``BaseAdapter`` hooks take (the
+API fixture), and the suites patch no framework helper but the random timestep draw.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from _checkout import FAMILY_FLAGS, RUFF, Generated, copy_sandbox, new_algorithm
-from _render import family_context, legal_contexts
+from _render import REPO, family_context, legal_contexts
 
 from ffgen import render
 
@@ -60,9 +62,11 @@ def _skip_validation_of(state: str, *, indent: int) -> tuple[str, str, str]:
     return _skip_validation(f"self._validate_structured_state(\n{' ' * indent}{state}")
 
 
-def _primary_only(state: str) -> str:
-    """A state expression narrowed to its primary component."""
-    return f'LatentState({{"latent": {state}.components["latent"]}})'
+def _audio_blanked(state: str) -> str:
+    """A state expression whose "audio" component is zeroed: still every component the adapter
+    declares (the framework refuses less), but the objective no longer sees the audio data."""
+    return (f'LatentState({{"latent": {state}.components["latent"], '
+            f'"audio": torch.zeros_like({state}.components["audio"])}})')
 
 
 OFFLINE_SWAP = _contract_swap("OFFLINE_EXECUTION_CONTRACT", "ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT")
@@ -80,9 +84,16 @@ WEIGHTS_NOT_RESTORED: Mutant = (
       "    # --- objective: edit here")],
     "test_model_only_checkpoint_restores_the_trained_weights_exactly",
 )
-UNKNOWN_COMPONENTS_ACCEPTED: Mutant = (
-    [(T, "        if unknown:\n", "        if False:\n")],
-    "test_structured_state_accepts_two_components_and_refuses_unknown_ones",
+STATE_CHECK = "test_structured_state_holds_exactly_the_adapter_components"
+MISSING_COMPONENTS_ACCEPTED: Mutant = (
+    [(T, "        if received != expected:\n", "        if unexpected:\n")], STATE_CHECK,
+)
+UNEXPECTED_COMPONENTS_ACCEPTED: Mutant = (
+    [(T, "        if received != expected:\n", "        if missing:\n")], STATE_CHECK,
+)
+KL_NEVER_ADDED: Mutant = (
+    [(T, "loss = loss + args.kl_beta * kl", "loss = loss")],
+    "test_kl_term_adds_kl_beta_times_the_velocity_gap_to_the_reference",
 )
 HOOK_SKIPS_VALIDATION = "test_the_hook_refuses_an_undeclared_component_before_the_objective"
 OBJECTIVE_DROPS_A_COMPONENT = "test_objective_reduces_every_component_of_a_two_component_state"
@@ -102,7 +113,7 @@ OPD_MUTANTS: dict[str, Mutant] = {
     "wrong contract constant": NO_FEEDBACK_SWAP,
     "accumulation window flushed early": EARLY_FLUSH_ONLINE,
     "regresses the data target instead of the teacher": (
-        [(T, "target_velocity=teacher_velocity.detach()",
+        [(T, "target_velocity=_detached(teacher_velocity)",
           "target_velocity=noised.target_velocity")],
         "test_student_equal_to_teacher_gives_zero_distillation_loss",
     ),
@@ -146,8 +157,12 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
               "with torch.no_grad(), self.autocast():")],
             "test_policy_better_on_chosen_than_reference_lowers_the_loss",
         ),
-            "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
-    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+        "beta ignored": (
+            [(T, "beta=self.training_args.beta,", "beta=1.0,")],
+            "test_policy_better_on_chosen_than_reference_lowers_the_loss",
+        ),
+        "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
+        "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
         "beta accepts zero": (
             [(A, "if not math.isfinite(self.beta) or self.beta <= 0.0:",
               "if not math.isfinite(self.beta):")],
@@ -168,12 +183,13 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
             "test_ratio_clipping_is_active_outside_the_clip_range",
         ),
         "KL measured against the replayed state, not the reference": (
-            [(T, "self._velocity_kl(output.velocity, reference.velocity, step)",
-              "self._velocity_kl(output.velocity, step.state, step)")],
-            "test_kl_term_is_zero_against_an_identical_reference",
+            [(T, "self._replay_velocity_kl(output.velocity, reference.velocity, step)",
+              "self._replay_velocity_kl(output.velocity, step.state, step)")],
+            KL_NEVER_ADDED[1],
         ),
-            "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
-    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+        "KL term never added to the loss": KL_NEVER_ADDED,
+        "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
+        "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
         "clip_range range not validated": (
             [(A, "if not 0.0 < self.clip_range < 1.0:", "if False:")],
             _rejects("clip_range-1.5-ValueError"),
@@ -191,13 +207,19 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
             [(T, "weights = weights * weights.numel()", "weights = weights")],
             "test_equal_advantages_give_the_plain_flow_matching_loss",
         ),
+        "advantage sign flipped": (
+            [(T, "torch.softmax(advantages.to(per_sample.device) / temperature, dim=0)",
+              "torch.softmax(-advantages.to(per_sample.device) / temperature, dim=0)")],
+            "test_the_better_sample_weighs_more_and_drives_the_update",
+        ),
         "KL measured against the flow-matching target, not the reference": (
             [(T, "self._velocity_kl(velocity, reference_velocity, noised)",
               "self._velocity_kl(velocity, noised.target_velocity, noised)")],
-            "test_kl_term_is_zero_against_an_identical_reference",
+            KL_NEVER_ADDED[1],
         ),
-            "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
-    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+        "KL term never added to the loss": KL_NEVER_ADDED,
+        "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
+        "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
         "advantage_temperature accepts zero": (
             [(A, "if self.advantage_temperature == 0.0:", "if False:")],
             _rejects("advantage_temperature-0.0-ValueError"),
@@ -217,23 +239,25 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
 # Mutants of the ``--state structured`` twins: the state validation and the objective's
 # reduction over every component.
 _SFT_STRUCTURED: dict[str, Mutant] = {
-    "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+    "missing components accepted": MISSING_COMPONENTS_ACCEPTED,
+    "unexpected components accepted": UNEXPECTED_COMPONENTS_ACCEPTED,
     "hook skips the state validation": (
         [_skip_validation("clean_state = self._validate_structured_state(")],
         HOOK_SKIPS_VALIDATION,
     ),
-    "objective reads only the primary component": (
+    "objective ignores the audio component's data": (
         [(T, "self.adapter, clean_state, primary_timesteps, batch=model_batch",
-          f"self.adapter, {_primary_only('clean_state')}, primary_timesteps, batch=model_batch")],
+          f"self.adapter, {_audio_blanked('clean_state')}, primary_timesteps, batch=model_batch")],
         OBJECTIVE_DROPS_A_COMPONENT,
     ),
 }
 _RENOISE_STRUCTURED: dict[str, Mutant] = {
-    "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+    "missing components accepted": MISSING_COMPONENTS_ACCEPTED,
+    "unexpected components accepted": UNEXPECTED_COMPONENTS_ACCEPTED,
     "hook skips the state validation": _SFT_STRUCTURED["hook skips the state validation"],
-    "objective reads only the primary component": (
+    "objective ignores the audio component's data": (
         [(T, "self.adapter, clean_state, primary_timesteps, batch=batch",
-          f"self.adapter, {_primary_only('clean_state')}, primary_timesteps, batch=batch")],
+          f"self.adapter, {_audio_blanked('clean_state')}, primary_timesteps, batch=batch")],
         OBJECTIVE_DROPS_A_COMPONENT,
     ),
 }
@@ -241,21 +265,23 @@ STRUCTURED_MUTANTS: dict[str, dict[str, Mutant]] = {
     "sft": _SFT_STRUCTURED,
     "record": _SFT_STRUCTURED,
     "offline_dpo": {
-        "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+        "missing components accepted": MISSING_COMPONENTS_ACCEPTED,
+    "unexpected components accepted": UNEXPECTED_COMPONENTS_ACCEPTED,
         "hook skips the state validation": (
             [_skip_validation_of("chosen.clean_state", indent=12),
              _skip_validation_of("rejected.clean_state", indent=12)],
             HOOK_SKIPS_VALIDATION,
         ),
-        "objective reads only the primary component": (
+        "objective ignores the audio component's data": (
             [(T, "adapter, chosen[1], primary_timesteps, batch=chosen[0]",
-              f"adapter, {_primary_only('chosen[1]')}, primary_timesteps, batch=chosen[0]"),
-             (T, "rejected[1],\n", f"{_primary_only('rejected[1]')},\n")],
+              f"adapter, {_audio_blanked('chosen[1]')}, primary_timesteps, batch=chosen[0]"),
+             (T, "rejected[1],\n", f"{_audio_blanked('rejected[1]')},\n")],
             OBJECTIVE_DROPS_A_COMPONENT,
         ),
     },
     "grpo": {
-        "unknown components accepted": UNKNOWN_COMPONENTS_ACCEPTED,
+        "missing components accepted": MISSING_COMPONENTS_ACCEPTED,
+    "unexpected components accepted": UNEXPECTED_COMPONENTS_ACCEPTED,
         "hook skips the state validation": (
             [_skip_validation_of("step.state", indent=24)],
             HOOK_SKIPS_VALIDATION,
@@ -332,6 +358,63 @@ def test_the_arguments_suite_rejects_a_value_of_every_algorithm_parameter():
         fields = _own_fields(render.render(render.ARGS_TEMPLATE, ctx)) - {"trainer_type"}
         rejected = _rejected_parameters(render.render(render.ARGS_TEST_TEMPLATE, ctx))
         assert rejected == fields, (ctx.family, ctx.ownership, ctx.state)
+
+
+API = REPO / "tests" / "fixtures" / "flow_factory_api.json"
+# The framework helpers a generated suite may replace: the offline timestep draw (random; the
+# fake returns the real type). Every other helper runs as the checkout has it.
+PATCHABLE_HELPERS = {"sample_offline_timesteps"}
+
+
+def _signature(func: ast.FunctionDef) -> str:
+    """``func``'s parameters in the API fixture's spelling: ``(self, a, *, b=, **kwargs)``."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    parts = [a.arg + ("=" if d is not None else "")
+             for a, d in zip(positional, defaults, strict=True)]
+    if args.vararg:
+        parts.append(f"*{args.vararg.arg}")
+    elif args.kwonlyargs:
+        parts.append("*")
+    parts += [a.arg + ("=" if d is not None else "")
+              for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
+    if args.kwarg:
+        parts.append(f"**{args.kwarg.arg}")
+    return f"({', '.join(parts)})"
+
+
+def _suites() -> dict[str, ast.Module]:
+    """The generated trainer suite of every legal classification, parsed, by a short label."""
+    return {f"{ctx.family}/{ctx.ownership}/{ctx.state}": ast.parse(
+        render.render(render.TEST_TEMPLATE, ctx)) for ctx in legal_contexts()}
+
+
+def test_the_fake_adapter_takes_what_the_real_hooks_take():
+    """Every hook of a generated suite's fake adapter is a real ``BaseAdapter`` member with the
+    real parameters (the framework calls it as it calls the real one); its class attributes are
+    real ones too. Private helpers of the fake are its own."""
+    real = json.loads(API.read_text(encoding="utf-8"))["modules"]["flow_factory.models.abc"]
+    adapter = real["classes"]["BaseAdapter"]
+    for label, tree in _suites().items():
+        (fake,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_Adapter"]
+        for node in fake.body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                recorded = adapter["methods"].get(node.name, "")
+                assert recorded.endswith(_signature(node)), (label, node.name, recorded)
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                assert set(names) <= set(adapter["class_attributes"]), (label, names)
+
+
+def test_the_suites_patch_no_framework_helper_but_the_timestep_draw():
+    """A generated suite replaces the model and the accelerator, not the framework's helpers:
+    ``MODULE_FAKES`` (what it patches in the trainer module) names only the timestep draw."""
+    for label, tree in _suites().items():
+        (fakes,) = [n.value for n in tree.body if isinstance(n, ast.Assign)
+                    and ast.unparse(n.targets[0]) == "MODULE_FAKES"]
+        assert {key.value for key in fakes.keys} <= PATCHABLE_HELPERS, label
+        assert "SimpleNamespace" not in ast.unparse(tree) or "multi_role" in label, label
 
 
 def test_every_job_has_at_least_three_mutants():
