@@ -4,6 +4,12 @@ Two hints: whether the checkout ships the OPD teacher-loading helper (then gener
 trainers call it instead of carrying their own loader), and the settings of the example configs
 it already has per model type (then a generated example starts from that model, dataset and
 reward, so it runs as written instead of carrying a placeholder path).
+
+A generated example carries every setting of its base example that the model needs: the whole
+``model:`` block but for what the algorithm decides (see ``_model_settings``), the run's mixed
+precision, the scheduler's model-specific extras, and the preprocessing settings of the dataset it
+takes. Dropping one is not harmless: the real ``target_modules`` default (``all``) fails LoRA
+injection where the model's examples say ``default``.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ class ExampleSettings:
     dataset: dict | None  # the first data.datasets entry
     reward: dict | None  # the first rewards entry (a list item or the single mapping)
     kind: str = "generation"  # what it trains on: "generation", or the offline family's name
+    model: dict | None = None  # the whole ``model:`` mapping
+    mixed_precision: object | None = None  # the top-level ``mixed_precision`` (None: unset)
+    scheduler: dict | None = None  # the ``scheduler:`` mapping
+    data: dict | None = None  # the ``data:`` mapping
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,10 @@ def _settings(path: str, data: object) -> ExampleSettings | None:
         resolution=train.get("resolution"),
         dataset=dataset if isinstance(dataset, dict) else None,
         reward=reward if isinstance(reward, dict) else None,
+        model=model,
+        mixed_precision=data.get("mixed_precision"),
+        scheduler=_section(data, "scheduler"),
+        data=_section(data, "data"),
     )
 
 
@@ -139,16 +153,47 @@ class ExampleBase:
     resolution: str  # YAML scalar, or ""
     dataset: str  # YAML list item indented for ``data.datasets``, or ""
     reward: str  # YAML list item indented for ``rewards``, or ""
+    # (YAML key, YAML flow value) pairs carried into the generated example's sections
+    model: tuple[tuple[str, str], ...] = ()
+    data: tuple[tuple[str, str], ...] = ()
+    scheduler: tuple[tuple[str, str], ...] = ()
+    mixed_precision: str = ""  # the precision's name ("bf16"), or "" for the template's default
+    lora: bool = False  # the LoRA settings come from the base (both LoRA): no template defaults
 
 
 NO_BASE = ExampleBase("", "", "", "", "")
 
+# ``model:`` keys a generated example never takes from its base: the model type is what chose
+# the base, the path has its own field, the finetune type is the algorithm's answer, and a resume
+# names one run's checkpoint (the real TDM-R1 example resumes from its converted initializer).
+MODEL_OWN_KEYS = frozenset(
+    {"model_type", "model_name_or_path", "finetune_type", "resume_path", "resume_type"}
+)
+# ``lora_*`` settings only mean something to a LoRA finetune: carried between two of them only.
+LORA_PREFIX = "lora_"
+# The real ``ModelArguments.finetune_type`` default: a block without one is a full finetune.
+REAL_DEFAULT_FINETUNE = "full"
+# ``scheduler:`` keys the template sets for the algorithm (its dynamics, SDE steps and seed);
+# the rest (e.g. a model's ``flow_shift``) belongs to the model and is carried.
+SCHEDULER_OWN_KEYS = frozenset(
+    {"dynamics_type", "noise_level", "num_sde_steps", "sde_steps", "seed"}
+)
+# ``data:`` keys the template decides: the datasets (own field), the legacy single
+# ``dataset_dir`` (refused beside ``datasets``), and what the contract fixes for the acquisition.
+DATA_OWN_KEYS = frozenset({"datasets", "dataset_dir", "enable_preprocess", "sampler_type"})
+
 
 def example_base(
-    hints: CheckoutHints | None, model_type: str, family: str, has_reward: bool, own_folder: str
+    hints: CheckoutHints | None,
+    model_type: str,
+    family: str,
+    has_reward: bool,
+    own_folder: str,
+    finetune_type: str = "lora",
 ) -> ExampleBase:
     """Settings for a new example of ``model_type``, from the closest example of that model type:
-    its model and resolution, and its dataset and reward where they fit this algorithm.
+    its model settings, precision and resolution, and its dataset (with its preprocessing
+    settings) and reward where they fit this algorithm.
 
     Examples under ``own_folder`` (the algorithm's own, on a re-run) never count, so a re-run
     renders what the first run did.
@@ -169,28 +214,65 @@ def example_base(
         return e.kind == wanted
 
     # One example gives everything, so the settings belong together: the closest one is of
-    # the same acquisition kind, has rewards exactly when this algorithm does, has a model path.
+    # the same acquisition kind, has rewards exactly when this algorithm does, finetunes the
+    # same way (its LoRA settings then carry), has a model path.
     best = min(
         same_model,
         key=lambda e: (not same_kind(e), (e.reward is not None) != has_reward,
-                       e.model_name_or_path is None, e.path),
+                       _finetune(e) != finetune_type, e.model_name_or_path is None, e.path),
     )
     kind_matches = same_kind(best)
+    dataset = best.dataset if kind_matches else None
+    model, lora = _model_settings(best.model or {}, finetune_type)
     return ExampleBase(
         source=best.path,
         model_name_or_path=_scalar(best.model_name_or_path),
         resolution=_scalar(best.resolution),
-        dataset=_list_item(best.dataset if kind_matches else None, indent=4),
+        dataset=_list_item(dataset, indent=4),
         reward=_list_item(best.reward if kind_matches and has_reward else None, indent=2),
+        model=model,
+        # Preprocessing settings describe the base's dataset: they come with it or not at all.
+        data=_pairs(best.data or {}, DATA_OWN_KEYS) if dataset else (),
+        scheduler=_pairs(best.scheduler or {}, SCHEDULER_OWN_KEYS),
+        mixed_precision=_text(best.mixed_precision) or "",
+        lora=lora,
     )
 
 
-def _scalar(value: object) -> str:
-    import yaml
+def _finetune(example: ExampleSettings) -> object:
+    return (example.model or {}).get("finetune_type", REAL_DEFAULT_FINETUNE)
 
+
+def _model_settings(model: dict, finetune_type: str) -> tuple[tuple[tuple[str, str], ...], bool]:
+    """The base's ``model:`` settings a new ``finetune_type`` example carries, and whether its
+    LoRA settings are among them (both finetunes are LoRA; absent ones then keep the loader's
+    defaults, exactly as in the base)."""
+    base_finetune = model.get("finetune_type", REAL_DEFAULT_FINETUNE)
+    lora = finetune_type == "lora" and base_finetune == "lora"
+    own = set(MODEL_OWN_KEYS)
+    if base_finetune != finetune_type:
+        own |= {key for key in model if str(key).startswith(LORA_PREFIX)}
+    return _pairs(model, own), lora
+
+
+def _pairs(section: dict, own: frozenset[str] | set[str]) -> tuple[tuple[str, str], ...]:
+    """``(key, value)`` as YAML text for every key of ``section`` not in ``own``, in its order."""
+    return tuple((_flow(key), _flow(value)) for key, value in section.items()
+                 if key not in own)
+
+
+def _scalar(value: object) -> str:
+    """``value`` as one line of YAML; "" for None (unset)."""
     if value is None:
         return ""
-    text = yaml.safe_dump(value, default_flow_style=True, width=1000)
+    return _flow(value)
+
+
+def _flow(value: object) -> str:
+    """``value`` (None too: ``null``) as one line of YAML flow text."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=1000)
     # A bare scalar is dumped as a document ("x\n...\n"); keep only the value.
     return text.strip().removesuffix("...").strip()
 

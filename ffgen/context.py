@@ -53,6 +53,12 @@ class RenderContext:
     base_resolution: str  # YAML scalar for train.resolution
     base_dataset: str  # YAML list item (indented) for data.datasets
     base_reward: str  # YAML list item (indented) for rewards
+    # (YAML key, YAML value) pairs of the base's model, data and scheduler settings to carry
+    base_model: tuple[tuple[str, str], ...]
+    base_data: tuple[tuple[str, str], ...]
+    base_scheduler: tuple[tuple[str, str], ...]
+    base_mixed_precision: str  # the top-level mixed_precision's name ("bf16"), or ""
+    base_lora: bool  # the base's LoRA settings are carried: the template adds no LoRA defaults
     # checkout capabilities
     teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
     # paths (relative to the checkout root)
@@ -82,7 +88,8 @@ def build_context(
     sup = a.supervision
     has_reward = a.feedback is Feedback.RUNTIME_REWARD
     own_folder = f"{layout.EXAMPLES_DIR}/{names.module}/"
-    base = example_base(hints, a.model_type, c.family.value, has_reward, own_folder)
+    base = example_base(hints, a.model_type, c.family.value, has_reward, own_folder,
+                        a.finetune_type.value)
     # The checkout's helper loads LoRA teachers only; full finetunes get the generated loader.
     helper = hints is not None and hints.teacher_loader and a.finetune_type.value == "lora"
     return RenderContext(
@@ -115,6 +122,11 @@ def build_context(
         base_resolution=base.resolution,
         base_dataset=base.dataset,
         base_reward=base.reward,
+        base_model=base.model,
+        base_data=base.data,
+        base_scheduler=base.scheduler,
+        base_mixed_precision=base.mixed_precision,
+        base_lora=base.lora,
         teacher_loader="helper" if helper else "inline",
         args_path=layout.args_module_path(names.module),
         trainer_path=layout.trainer_module_path(c.category, names.module),
