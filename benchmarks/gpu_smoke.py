@@ -76,6 +76,17 @@ def _worker(root: Path, families: list[str], repeats: int) -> None:
         data["train"] = {**data["train"], "trainer_type": trainer_type, "max_epochs": 2}
         return data
 
+    devices: set[str] = set()
+
+    def check(trainer, name: str) -> None:
+        """The run trained, where it was asked to: steps taken, finite trainable weights."""
+        params = [p for group in trainer.optimizer.param_groups for p in group["params"]]
+        if int(trainer.progress.optimizer_step) < 1 or not params:
+            raise SystemExit(f"{name}: no optimizer step was taken")
+        devices.update(p.device.type for p in params)
+        if not all(bool(torch.isfinite(p.detach()).all()) for p in params):
+            raise SystemExit(f"{name}: non-finite trainable weights after training")
+
     def step_time(data: dict) -> float:
         runs = []
         for _ in range(repeats + 1):  # the first run warms up kernels and caches
@@ -86,19 +97,21 @@ def _worker(root: Path, families: list[str], repeats: int) -> None:
             trainer.start()
             if torch.cuda.is_available():
                 torch.cuda.synchronize()
+            check(trainer, data["train"]["trainer_type"])
             steps = max(int(trainer.progress.optimizer_step), 1)
             runs.append((time.perf_counter() - start) / steps)
         return statistics.median(runs[1:])
 
     examples = {f: next((root / "examples" / _key(f).replace("-", "_")).rglob("default.yaml"))
                 for f in families}
-    out: dict[str, object] = {"device": "cuda" if torch.cuda.is_available() else "cpu",
-                              "torch": torch.__version__, "generated": {}, "hand_written": {}}
+    out: dict[str, object] = {"torch": torch.__version__, "generated": {}, "hand_written": {}}
     for kind in sorted({BASELINE.get(f, "sft") for f in families}):
         example = root / "examples" / kind.replace("-", "_") / "lora" / "toy" / "default.yaml"
         out["hand_written"][kind] = step_time(config(example, kind))
     for family in families:
         out["generated"][family] = step_time(config(examples[family], _key(family)))
+    # the device the trained weights really lived on, not the one torch could have used
+    out["device"] = ",".join(sorted(devices))
     print(json.dumps(out))
 
 
@@ -138,7 +151,10 @@ def main() -> None:
         )
         if done.returncode != 0:
             raise SystemExit(f"worker failed ({done.returncode}):\n{done.stderr[-4000:]}")
-        _report(json.loads(done.stdout.strip().splitlines()[-1]), families)
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        if result["device"] != args.device:
+            raise SystemExit(f"asked for {args.device}, the weights trained on {result['device']}")
+        _report(result, families)
 
 
 if __name__ == "__main__":
