@@ -1,8 +1,9 @@
 """Argument groups and the training-argument registry."""
 
-from .abc import ArgABC
+from .acceleration_args import AccelerationArguments
 from .args import Arguments
-from .data_args import DataArguments, DatasetSourceArguments
+from .data_args import DataArguments
+from .dataset_args import DatasetArguments, DatasetEvalSpec, DatasetTrainSpec
 from .gradient_checkpointing import GradientCheckpointingPolicy, GradientCheckpointingSpec
 from .log_args import LogArguments
 from .model_args import ModelArguments
@@ -36,12 +37,14 @@ __all__ = [
     "MyOpdTrainingArguments",
     "TeacherConfig",
     "get_training_args_class",
-    "ArgABC",
+    "AccelerationArguments",
     "RewardArguments",
     "AdamWOptimizerArguments",
     "MultiOptimizerArguments",
     "MuonOptimizerArguments",
     "OptimizerArguments",
-    "DatasetSourceArguments",
+    "DatasetArguments",
+    "DatasetEvalSpec",
+    "DatasetTrainSpec",
     "LogArguments",
 ]

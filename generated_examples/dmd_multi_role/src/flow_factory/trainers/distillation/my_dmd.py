@@ -337,8 +337,7 @@ def _detached(state: LatentState) -> LatentState:
 
 
 def _squared_error(adapter: Any, state: LatentState, target: LatentState) -> torch.Tensor:
-    """Per-sample squared error ``(B,)``, reduced over every component as flow matching does."""
-    values = LatentState(
-        {name: (x - target.components[name]) ** 2 for name, x in state.components.items()}
-    )
+    """Per-sample squared error ``(B,)``, reduced over every component as flow matching does
+    (the adapter's reductions take a plain mapping of component name to tensor)."""
+    values = {name: (x - target.components[name]) ** 2 for name, x in state.components.items()}
     return adapter.reduce_flow_matching_objective_values(values, state=state)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 import torch
 
 from ...contracts import ONLINE_EXECUTION_CONTRACT, ExecutionContract
-from ...samples import BaseSample, MultiModalStepOutput, ReplayStep
+from ...samples import BaseSample, LatentState, MultiModalStepOutput, ReplayStep
 from ...utils.trajectory_collector import compute_trajectory_indices
 from ..abc import BaseTrainer
 from ..common.forward_kwargs import replay_forward_kwargs
@@ -123,12 +123,23 @@ class MyGrpoTrainer(BaseTrainer):
         if args.kl_beta > 0.0:
             with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
                 reference = self._replay_forward(batch, step)
-            kl = self._velocity_kl(output.velocity, reference.velocity, step).mean()
+            kl = self._replay_velocity_kl(output.velocity, reference.velocity, step).mean()
             loss = loss + args.kl_beta * kl
             metrics["kl_loss"] = kl.detach()
         return loss, metrics
 
     # --- objective: end -------------------------------------------------------------------------
+
+    def _replay_velocity_kl(
+        self, velocity: LatentState, reference: LatentState, step: ReplayStep
+    ) -> torch.Tensor:
+        """Per-sample squared velocity gap ``(B,)`` to the reference over every trajectory
+        component, reduced by the adapter at the replayed state (the Gaussian KL up to scale)."""
+        errors = {
+            name: (velocity.components[name] - reference.components[name]) ** 2
+            for name in self.adapter.trajectory_component_order
+        }
+        return self.adapter.reduce_latent_values(errors, state=step.state)
 
     def _replay_forward(self, batch: dict[str, Any], step: ReplayStep) -> MultiModalStepOutput:
         """Log-density of the stored transition and velocity under the active weights.

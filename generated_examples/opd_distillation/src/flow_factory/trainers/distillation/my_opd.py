@@ -155,7 +155,7 @@ class MyOpdTrainer(BaseTrainer):
                 source="my-opd student",
             )
         teacher_target = NoisedState(
-            state=noised.state, target_velocity=teacher_velocity.detach(), noise=noised.noise
+            state=noised.state, target_velocity=_detached(teacher_velocity), noise=noised.noise
         )
         gap = flow_matching_per_sample_loss(self.adapter, student_velocity, teacher_target)
         loss = gap.mean()
@@ -177,3 +177,8 @@ class MyOpdTrainer(BaseTrainer):
             self._loss_info[name].append(value.detach())
         if self.accelerator.sync_gradients:
             self._loss_info = self._apply_optimizer_step(self._loss_info)
+
+
+def _detached(state: LatentState) -> LatentState:
+    """The same components, cut from the graph (a ``LatentState`` has no ``detach``)."""
+    return LatentState({name: value.detach() for name, value in state.components.items()})

@@ -1,9 +1,5 @@
 """Training argument classes, one module per algorithm, plus the registry."""
 
-from ..gradient_checkpointing import (
-    GradientCheckpointingPolicy,
-    GradientCheckpointingSpec,
-)
 from ._base import EvaluationArguments, TrainingArguments
 from ._registry import get_training_args_class, list_registered_training_args
 from .my_record import MyRecordTrainingArguments
@@ -14,8 +10,6 @@ from .teacher import TeacherConfig
 __all__ = [
     "EvaluationArguments",
     "TrainingArguments",
-    "GradientCheckpointingPolicy",
-    "GradientCheckpointingSpec",
     "SFTTrainingArguments",
     "OfflineDPOTrainingArguments",
     "MyRecordTrainingArguments",

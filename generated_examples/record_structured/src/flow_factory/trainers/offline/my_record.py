@@ -260,7 +260,8 @@ class MyRecordTrainer(BaseTrainer):
             self._loss_info = self._apply_optimizer_step(self._loss_info)
 
     def _validate_structured_state(self, state: LatentState, identifier: str) -> LatentState:
-        """Require a ``LatentState`` whose components all belong to the adapter's trajectory.
+        """Require a ``LatentState`` holding exactly the adapter's trajectory components, in its
+        order (what the framework's ``require_latent_state`` demands), naming what differs.
 
         Args:
             state: State to check (one or more named components).
@@ -269,15 +270,18 @@ class MyRecordTrainer(BaseTrainer):
         Returns:
             The same state, validated.
         """
-        require_latent_state(self, state, identifier)
+        if not isinstance(state, LatentState):
+            raise TypeError(f"{identifier} must be a LatentState, received {type(state).__name__}")
         expected = tuple(self.adapter.trajectory_component_order)
-        unknown = [name for name in state.component_names if name not in expected]
-        if unknown:
+        received = state.component_names
+        missing = [name for name in expected if name not in received]
+        unexpected = [name for name in received if name not in expected]
+        if received != expected:
             raise ValueError(
-                f"{identifier} components must be drawn from {expected}, "
-                f"received {state.component_names} (unknown: {unknown})"
+                f"{identifier} components must be exactly {expected}, in that order; "
+                f"received {received} (missing: {missing}, unexpected: {unexpected})"
             )
-        return state
+        return require_latent_state(self, state, identifier)
 
 
 def _require_demonstration_batch(batch: Any) -> DemonstrationOutputBatch:
