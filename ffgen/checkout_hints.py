@@ -37,6 +37,7 @@ class ExampleSettings:
     mixed_precision: object | None = None  # the top-level ``mixed_precision`` (None: unset)
     scheduler: dict | None = None  # the ``scheduler:`` mapping
     data: dict | None = None  # the ``data:`` mapping
+    generated: bool = False  # the example of an algorithm ffgen generated (it has a record)
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,9 @@ def _examples(view: CheckoutView) -> tuple[ExampleSettings, ...]:
     for example in load_examples(view):
         settings = _settings(example.path, example.data)
         if settings is not None:
-            found.append(replace(settings, kind=_kind(view, settings.trainer_type)))
+            answers = _recorded_answers(view, settings.trainer_type)
+            found.append(replace(settings, kind=_kind(settings.trainer_type, answers),
+                                 generated=bool(answers)))
     return tuple(found)
 
 
@@ -79,12 +82,12 @@ _BUILT_IN_KINDS = {trainer_type: family for family, trainer_type in
 _SUPERVISION_KINDS = {"demonstrations": "sft", "preference_pairs": "offline_dpo"}
 
 
-def _kind(view: CheckoutView, trainer_type: str) -> str:
-    """A built-in offline key names its kind; a generated algorithm's record says what it is
-    (so a generated record-dataset example never passes for prompts); anything else generates."""
+def _kind(trainer_type: str, answers: dict) -> str:
+    """A built-in offline key names its kind; a generated algorithm's record (``answers``) says
+    what it is (so a generated record-dataset example never passes for prompts); anything else
+    generates."""
     if trainer_type in _BUILT_IN_KINDS:
         return _BUILT_IN_KINDS[trainer_type]
-    answers = _recorded_answers(view, trainer_type)
     if answers.get("acquisition") != "dataset":
         return "generation"
     supervision = str(answers.get("supervision", ""))
@@ -196,14 +199,16 @@ def example_base(
     settings) and reward where they fit this algorithm.
 
     Examples under ``own_folder`` (the algorithm's own, on a re-run) never count, so a re-run
-    renders what the first run did.
+    renders what the first run did; nor does any example of an algorithm ffgen generated: those
+    derive from a base of their own, and counting them would make an algorithm's pristine render
+    (what ``check`` and ``update`` compare against) depend on algorithms added after it.
     """
     if hints is None:
         return NO_BASE
     same_model = [
         e
         for e in hints.examples
-        if e.model_type == model_type and not e.path.startswith(own_folder)
+        if e.model_type == model_type and not e.generated and not e.path.startswith(own_folder)
     ]
     if not same_model:
         return NO_BASE

@@ -54,6 +54,17 @@ def test_check_passes_on_a_fresh_generation(runner, sandbox):
     assert json_out(result)["ok"] is True
 
 
+def test_check_stays_green_after_an_unrelated_new(runner, sandbox):
+    """Rule: an algorithm's pristine render does not depend on algorithms added after it (a
+    later generated example never becomes an earlier algorithm's base on replay)."""
+    assert new(runner, sandbox, "algo-b", *CASES["grpo"]).exit_code == 0
+    assert new(runner, sandbox, "algo-a", *CASES["grpo"]).exit_code == 0
+    result = ffgen(runner, "check", "--checkout", str(sandbox), "--format", "json")
+    assert result.exit_code == 0, result.output
+    found = states(runner, sandbox)
+    assert found["algo-b"]["state"] == found["algo-a"]["state"] == "unchanged"
+
+
 def test_check_fails_when_an_algorithm_is_behind_the_templates(runner, sandbox):
     assert new(runner, sandbox, "my-algo", *CASES["grpo"]).exit_code == 0
     rewrite_pristine(sandbox, "my-algo", TRAINER, "older render\n")
