@@ -111,7 +111,15 @@ def missing_model_settings(base_block: Mapping[str, object], base: Mapping[str, 
     """Needed base settings the generated example loads differently: key -> (base, generated)."""
     keys = needed_model_keys(base_block, base, str(generated["finetune_type"]))
     return {key: (base[key], generated.get(key, "<absent>"))
-            for key in sorted(keys) if generated.get(key, "<absent>") != base[key]}
+            for key in sorted(keys)
+            if generated.get(key, "<absent>") != base[key] and not _repaired(key, base, generated)}
+
+
+def _repaired(key: str, base: Mapping[str, object], generated: Mapping[str, object]) -> bool:
+    """The one setting a generated example may load differently: a base that leaves LoRA on the
+    loader's default ``all`` (which fails injection on real models) while the generated example
+    names the model's own ``default``."""
+    return key == "target_modules" and base[key] == "all" and generated.get(key) == "default"
 
 
 def missing_section_settings(base: Mapping[str, object], generated: Mapping[str, object],

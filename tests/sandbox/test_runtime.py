@@ -261,3 +261,21 @@ def test_sample_timesteps_needs_the_trainer_attributes(sandbox_root):
     trainer = object.__new__(BaseTrainer)
     with pytest.raises(AttributeError, match="time_sampling_strategy"):
         trainer._sample_timesteps(2)
+
+
+def test_lora_without_target_modules_fails_like_the_real_default(sandbox_root, example_config):
+    """Rule: as in the real framework, a LoRA config that leaves ``target_modules`` out gets the
+    loader's default ``all``, which the model has no module for: building it fails, naming the
+    key; ``default`` (what every example says) and a list of the model's layers work."""
+    from flow_factory.hparams import Arguments
+
+    raw = example_config("sft")
+    assert raw["model"].pop("target_modules") == "default"
+    config = Arguments.from_dict(raw)
+    assert config.model_args.target_modules == "all"
+    with pytest.raises(ValueError, match=r"Target modules all not found.*target_modules"):
+        _runtime(config)
+    raw["model"]["target_modules"] = ["fc1", "out"]
+    _, adapter = _runtime(Arguments.from_dict(raw))
+    trainable = {name for name, p in adapter.transformer.named_parameters() if p.requires_grad}
+    assert {name.split(".")[0] for name in trainable} == {"fc1", "out"}

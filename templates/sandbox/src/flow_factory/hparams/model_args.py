@@ -9,6 +9,7 @@ from .abc import ArgABC
 
 # The sandbox has one trainable component.
 _COMPONENTS = ("transformer",)
+_MODULE_WORDS = ("all", "default")
 
 
 @dataclass
@@ -18,11 +19,13 @@ class ModelArguments(ArgABC):
 
     model_type: str = "toy"
     model_name_or_path: str = "toy:seed=0"
-    finetune_type: str = "lora"
-    lora_rank: int = 4
+    # As in the real class: full finetuning, rank 8, alpha 2 x rank, and LoRA on "all", which
+    # the toy model (like SD3.5 in the real framework) refuses: a config must say "default".
+    finetune_type: str = "full"
+    lora_rank: int = 8
     lora_alpha: float | None = None
     target_components: str | list[str] = "transformer"
-    target_modules: str | list[str] = "default"
+    target_modules: str | list[str] = "all"
     trainable_parameters_dtype: str = "fp32"
     frozen_parameters_dtype: Any = None
     component_load_dtypes: Any = None
@@ -42,6 +45,11 @@ class ModelArguments(ArgABC):
             )
         if self.lora_rank < 1:
             raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
+        if self.lora_alpha is None:
+            self.lora_alpha = 2 * self.lora_rank
+        # "all" and "default" are words the loader resolves; any other name is one module.
+        if isinstance(self.target_modules, str) and self.target_modules not in _MODULE_WORDS:
+            self.target_modules = [self.target_modules]
         components = (
             [self.target_components] if isinstance(self.target_components, str)
             else list(self.target_components)

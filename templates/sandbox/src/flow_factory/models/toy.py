@@ -36,6 +36,8 @@ from .output_state import (
 )
 
 LATENT_DIM = 8
+# The velocity network's linear layers: what ``target_modules: default`` means for the toy.
+TOY_LINEAR = ("fc1", "fc2", "out")
 SDE_DYNAMICS = ("Flow-SDE", "Dance-SDE", "CPS")
 
 
@@ -102,10 +104,28 @@ class ToyVelocityNet(nn.Module):
         h = nn.functional.silu(self.fc2(h))
         return self.out(h)
 
-    def apply_lora(self, rank: int, alpha: float) -> None:
-        """Freeze every base weight and wrap the linear layers with LoRA adapters."""
-        for name in ("fc1", "fc2", "out"):
+    def apply_lora(self, rank: int, alpha: float, modules: tuple[str, ...] = TOY_LINEAR) -> None:
+        """Freeze every base weight and wrap the named linear layers with LoRA adapters."""
+        self.requires_grad_(False)
+        for name in modules:
             setattr(self, name, LoRALinear(getattr(self, name), rank, alpha))
+
+
+def toy_lora_targets(target_modules: object) -> tuple[str, ...]:
+    """The toy model's layers ``model.target_modules`` names. ``"default"`` is the model's own
+    list (all three linear layers); like SD3.5 in the real framework, the toy model has no module
+    the loader's default ``"all"`` resolves to, so a config that leaves the key out fails here
+    instead of at LoRA injection on a real model."""
+    if target_modules == "default":
+        return TOY_LINEAR
+    names = [target_modules] if isinstance(target_modules, str) else list(target_modules)
+    missing = [name for name in names if name not in TOY_LINEAR]
+    if missing or not names:
+        raise ValueError(
+            f"Target modules {', '.join(map(str, missing or names))} not found in the base "
+            f"model; set model.target_modules to \"default\" or a list of {list(TOY_LINEAR)}"
+        )
+    return tuple(names)
 
 
 def build_toy_network(seed: int, hidden_dim: int) -> ToyVelocityNet:
@@ -170,7 +190,8 @@ class ToyAdapter(BaseAdapter):
         if args.finetune_type == "lora":
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(parse_toy_seed(args.model_name_or_path) + 1)
-                net.apply_lora(int(args.lora_rank), float(args.lora_alpha or args.lora_rank))
+                net.apply_lora(int(args.lora_rank), float(args.lora_alpha or args.lora_rank),
+                               toy_lora_targets(args.target_modules))
         return net
 
     def _sandbox_read_weights(self, source: str) -> dict[str, torch.Tensor]:
@@ -186,7 +207,8 @@ class ToyAdapter(BaseAdapter):
             rank = int(self.model_args.lora_rank)
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(seed + 1)
-                fresh.apply_lora(rank, float(self.model_args.lora_alpha or rank))
+                fresh.apply_lora(rank, float(self.model_args.lora_alpha or rank),
+                                 toy_lora_targets(self.model_args.target_modules))
                 for name, param in fresh.named_parameters():
                     if name.endswith("lora_B"):
                         # A non-zero update, so a LoRA "teacher" differs from the base model.
