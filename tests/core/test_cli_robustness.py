@@ -174,3 +174,20 @@ def test_diffs_in_a_log_are_never_cut(sandbox):
     text = run(new_args(sandbox, "--dry-run"), env={"COLUMNS": "80"})
     shown = set(text.stdout.splitlines())
     assert [line for line in long if line not in shown] == []
+
+
+# --- Ctrl+C while ffgen is still loading ------------------------------------------------------
+
+# The interrupt arrives after the ``ffgen`` package is imported and before the commands are: the
+# window where a real Ctrl+C during start-up lands (importing typer, rich and the commands).
+STARTUP_INTERRUPT = (
+    "import os, signal, sys; sys.argv[0] = 'ffgen'; import ffgen; "
+    "os.kill(os.getpid(), signal.SIGINT); import ffgen.cli; ffgen.cli.main()"
+)
+
+
+def test_ctrl_c_during_start_up_exits_130_without_a_traceback():
+    done = subprocess.run([sys.executable, "-c", STARTUP_INTERRUPT, "--help"], cwd=REPO,
+                          text=True, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""

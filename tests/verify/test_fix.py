@@ -179,3 +179,25 @@ def test_bad_flag_combinations_are_usage_errors(checkout, args, needle):
     assert result.exit_code == 2
     assert needle in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert snapshot(checkout.root) == before
+
+
+def test_fix_into_a_folder_it_cannot_write_is_one_line_and_changes_nothing(
+    checkout, monkeypatch
+):
+    """A read-only registry folder (simulated: the tests run as root, where chmod does not stop
+    a write) refuses the fix in one ``error:`` line, exit 2 (verify cannot run), the tree as it
+    was."""
+    from ffgen import apply as apply_mod
+
+    def refuse(path, data, mode):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    _seed(checkout, BY_ID["args-not-imported"])
+    before = snapshot(checkout.root)
+    monkeypatch.setattr(apply_mod, "write_file", refuse)
+    result = _fix(checkout.root)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Permission denied" in lines[0]
+    assert "Traceback" not in result.output
+    assert snapshot(checkout.root) == before
