@@ -1321,6 +1321,7 @@ class FileCheck:
         index.add(self.local)
 
     def run(self) -> Iterator[Finding]:
+        yield from self.check_shadowed_imports()
         yield from self.check_imports()
         yield from self.check_imported_calls()
         functions: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassRef | None]] = []
@@ -1334,6 +1335,25 @@ class FileCheck:
         functions += [(node, None) for node in self.tree.body if isinstance(node, _FUNCTIONS)]
         for func, env in self.local_types(functions):
             yield from ScopeCheck(self, func, env).run()
+
+    def check_shadowed_imports(self) -> Iterator[Finding]:
+        """A top-level class or function named like a name the module imports replaces it for
+        every later use (``class BaseTrainer`` after ``from ..abc import BaseTrainer``: the
+        trainer would inherit from the record class), which no other check would see."""
+        imported_at = {
+            alias.asname or alias.name: node.lineno
+            for node in self.tree.body if isinstance(node, ast.ImportFrom | ast.Import)
+            for alias in node.names if alias.name != "*"
+        }
+        for node in self.tree.body:
+            if not isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            line = imported_at.get(node.name)
+            if line is not None:
+                kind = "class" if isinstance(node, ast.ClassDef) else "function"
+                yield Finding(self.path, node.lineno, node.name,
+                              f"is defined as a {kind} that shadows its import",
+                              f"imported on line {line}; give the {kind} another name")
 
     def local_types(
         self, functions: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ClassRef | None]]

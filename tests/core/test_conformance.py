@@ -271,6 +271,17 @@ def test_good_code_conforms(checkout):
     check_conformance(Overlay(base=CheckoutView(checkout), changes=rendered()), rendered())
 
 
+def test_a_class_that_shadows_an_imported_name_is_refused(checkout):
+    """A record class named like an import (``class ReplayStep`` after importing it) would
+    replace the framework's class for the rest of the module."""
+    trainer = replaced(GOOD_TRAINER, "class MyAlgoTrainer(BaseTrainer):",
+                       "class ReplayStep:\n        pass\n\n\n    class MyAlgoTrainer(BaseTrainer):")
+    found = [f for f in findings(checkout, rendered(trainer)) if f.member == "ReplayStep"]
+    f = only(found)
+    assert f.problem == "is defined as a class that shadows its import"
+    assert "imported on line 3" in f.instead and f.line == 8
+
+
 def test_unknown_self_member_is_refused(checkout):
     trainer = replaced(GOOD_TRAINER, "self._apply_optimizer_step({})", "self._loss_info")
     f = only(findings(checkout, rendered(trainer)))
