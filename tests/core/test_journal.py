@@ -90,7 +90,7 @@ def copy_of(source: Path, tmp_path: Path) -> Path:
     return target
 
 
-@pytest.mark.parametrize("point", ["first", "middle", "last"])
+@pytest.mark.parametrize("point", ["first", "second", "middle", "next to last", "last"])
 def test_new_killed_between_writes_is_settled_by_the_next_command(
     runner, trees, tmp_path, point
 ):
@@ -98,7 +98,8 @@ def test_new_killed_between_writes_is_settled_by_the_next_command(
     root = copy_of(old, tmp_path)
     total = count_writes(runner, new_args(root))
     assert total >= 5
-    k = {"first": 1, "middle": total // 2, "last": total}[point]
+    k = {"first": 1, "second": 2, "middle": total // 2, "next to last": total - 1,
+         "last": total}[point]
     kill_after_write(new_args(root), k, tmp_path)
     assert JOURNAL_PATH in tree(root)  # the kill left the transaction open
     result = runner.invoke(app, ["list", "--checkout", str(root)])
@@ -117,7 +118,7 @@ def test_new_killed_between_writes_is_settled_by_the_next_command(
         assert tree(root) == tree(new)
 
 
-@pytest.mark.parametrize("point", ["first", "last"])
+@pytest.mark.parametrize("point", ["first", "middle", "last"])
 def test_remove_killed_between_writes_is_settled_by_the_next_command(
     runner, trees, tmp_path, point
 ):
@@ -125,7 +126,8 @@ def test_remove_killed_between_writes_is_settled_by_the_next_command(
     root = copy_of(new, tmp_path)
     args = ["remove", "my-grpo", "--checkout", str(root)]
     total = count_writes(runner, args)
-    k = {"first": 1, "last": total}[point]
+    assert total >= 3
+    k = {"first": 1, "middle": total // 2, "last": total}[point]
     kill_after_write(args, k, tmp_path)
     result = runner.invoke(app, ["verify", "--checkout", str(root)])
     assert result.exit_code == 0, result.output
