@@ -75,6 +75,11 @@ def test_path(module: str) -> str:
     return f"tests/trainers/test_{module}.py"
 
 
+# The checks every generated algorithm's test file inherits (one module per checkout, beside the
+# test files: pytest puts their folder on the path, so they import it by its name).
+CHECKLIST_PATH = "tests/trainers/algorithm_checklist.py"
+
+
 def args_test_path(module: str) -> str:
     return f"tests/hparams/test_{module}_args.py"
 

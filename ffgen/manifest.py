@@ -21,6 +21,10 @@ class RenderedFile:
 
     path: str
     template: str
+    # True for a file every generated algorithm of the checkout uses (the checklist): each
+    # record lists it, ``new`` leaves an existing one alone and ``remove`` deletes it only with
+    # the last algorithm whose record lists it.
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,7 @@ def manifest_for(ctx: RenderContext) -> Manifest:
             RenderedFile(ctx.example_path, render.EXAMPLE_TEMPLATE),
             RenderedFile(ctx.test_path, render.TEST_TEMPLATE),
             RenderedFile(layout.args_test_path(ctx.module), render.ARGS_TEST_TEMPLATE),
+            RenderedFile(layout.CHECKLIST_PATH, render.CHECKLIST_TEMPLATE, shared=True),
         ),
         edits=registry_edits(entries_of(ctx)),
         docs_path=layout.GUIDANCE_ALGORITHMS,

@@ -83,6 +83,35 @@ def owned_file(view: CheckoutView, path: str, new: str, force: bool) -> FileChan
     return FileChange(path, Status.UPDATE if force else Status.CONFLICT, old, new)
 
 
+def other_pristine(view: CheckoutView, path: str, key: str) -> str | None:
+    """What another algorithm's record holds as the pristine text of the shared file ``path``
+    (None when no other record lists it)."""
+    from ffgen.replay import all_records  # replay imports the manifest, which this module uses
+
+    for record in all_records(view):
+        recorded = record.file(path) if record.key != key else None
+        if recorded is not None:
+            return recorded.pristine
+    return None
+
+
+def shared_file(
+    view: CheckoutView, path: str, new: str, key: str, force: bool
+) -> tuple[FileChange, str]:
+    """A file every generated algorithm uses (the checklist), and the pristine text to record.
+
+    The first algorithm creates it like an owned file. Once another algorithm's record lists
+    it, it is that algorithm's file as much as this one's: ``new`` leaves it as it is (a user's
+    edit, or an older render ``update`` has not brought forward yet) and records the same
+    pristine, so the three-way merge of ``update`` starts from what ffgen actually wrote.
+    """
+    old = view.read(path)
+    pristine = other_pristine(view, path, key) if old is not None else None
+    if pristine is None:
+        return owned_file(view, path, new, force), new
+    return FileChange(path, Status.IDENTICAL, old, old), pristine
+
+
 def edited_file(view: CheckoutView, path: str, what: str, transform) -> FileChange | None:
     old = view.read(path)
     if old is None:
@@ -278,10 +307,19 @@ def build_plan(
     check_contract_constant(facts, ctx)
     rendered = render_all(ctx, manifest)
     previous = existing_record(view, manifest.answers_path)
-    changes = [owned_file(view, p, text, force) for p, text in rendered.files.items()]
+    shared_paths = {f.path for f in manifest.rendered if f.shared}
+    changes = [
+        owned_file(view, p, text, force)
+        for p, text in rendered.files.items()
+        if p not in shared_paths
+    ]
+    pristine = dict(rendered.files)
+    for path in sorted(shared_paths):
+        change, pristine[path] = shared_file(view, path, rendered.files[path], ctx.key, force)
+        changes.append(change)
     shared = shared_changes(view, manifest, ctx, rendered.section, previous, force)
     changes.extend(shared.changes)
-    record = record_for(ctx, recorded_answers(names, c), rendered.files, shared)
+    record = record_for(ctx, recorded_answers(names, c), pristine, shared)
     changes.append(owned_file(view, manifest.answers_path, record_text(record, __version__), force))
     # Every Flow-Factory member the rendered files use must exist, with a fitting signature, in
     # the checkout as it would be (so the new modules count), before anything is written.

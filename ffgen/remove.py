@@ -24,6 +24,7 @@ from ffgen.plan import (
     Status,
     category_stub,
     docs_markers,
+    other_pristine,
 )
 from ffgen.records import Record, RecordedDocs, answers_path, sha256
 from ffgen.replay import read_record, replay
@@ -90,10 +91,13 @@ def _target(view: CheckoutView, key: str, force: bool) -> Target:
 def _from_record(view: CheckoutView, record: Record) -> Target:
     facts = read_facts(view)
     replayed = replay(view, record, facts.model_types)
+    # A shared file (the checklist) goes with the last algorithm whose record lists it.
+    shared = {f.path for f in replayed.manifest.rendered if f.shared}
+    still_used = {path for path in shared if other_pristine(view, path, record.key) is not None}
     return Target(
         key=record.key,
         entries=entries_of(replayed.ctx),
-        owned=tuple((f.path, f.sha256) for f in record.files),
+        owned=tuple((f.path, f.sha256) for f in record.files if f.path not in still_used),
         created=record.created,
         docs=record.docs,
         record=record,

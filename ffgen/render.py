@@ -17,6 +17,8 @@ TRAINER_TEMPLATE = "algorithm/trainer.py.jinja"
 EXAMPLE_TEMPLATE = "algorithm/example.yaml.jinja"
 TEST_TEMPLATE = "algorithm/test.py.jinja"
 ARGS_TEST_TEMPLATE = "algorithm/args_test.py.jinja"
+# One per checkout, shared by every generated algorithm's test file.
+CHECKLIST_TEMPLATE = "algorithm/checklist.py.jinja"
 DOCS_TEMPLATE = "algorithm/docs.md.jinja"
 
 

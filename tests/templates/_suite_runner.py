@@ -5,9 +5,9 @@ Usage: ``python _suite_runner.py ROOT JOBS_JSON OUT_JSON`` with ``PYTHONPATH=<ro
 new], ...]}}``; paths are relative to ``ROOT`` and each edit replaces text that must occur exactly
 once in that file (a mutant may edit several files, e.g. the trainer and the arguments module).
 Each job runs its tests clean (mutant name ``""``) and then once per mutant. Between runs every
-``flow_factory`` module and the test modules are dropped from ``sys.modules``, so each run imports
-the files as they are on disk; torch and pytest are imported once for all the jobs (that start-up
-is most of the cost of a run). Writes job -> mutant name -> ``{"exit": pytest exit code,
+``flow_factory`` module, the test modules and the checklist they import are dropped from
+``sys.modules``, so each run imports the files as they are on disk; torch and pytest are imported
+once for all the jobs (that start-up is most of the cost of a run). Writes job -> mutant name -> ``{"exit": pytest exit code,
 "failed": [failing test names], "seconds": wall time of the run, "cpu_seconds": CPU time of the
 run, worker processes included}`` (or a string saying why an edit did not apply).
 """
@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from ffgen import layout
 from ffgen.check_templates import FailedTests
 
 
@@ -68,7 +69,9 @@ def main(root: str, jobs_json: str, out_json: str) -> None:
 
     base = Path(root)
     jobs = json.loads(Path(jobs_json).read_text(encoding="utf-8"))
+    # The checklist module the test files import goes too: it holds the last run's classes.
     test_modules = {Path(path).stem for job in jobs for path in job["tests"]}
+    test_modules.add(Path(layout.CHECKLIST_PATH).stem)
     results: dict[str, dict[str, object]] = {}
     for job in jobs:
         outcomes = results.setdefault(job["name"], {})

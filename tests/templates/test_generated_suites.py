@@ -78,6 +78,16 @@ EARLY_FLUSH: Mutant = ([(T, "if self.accelerator.sync_gradients:", "if True:")],
 EARLY_FLUSH_ONLINE: Mutant = (EARLY_FLUSH[0], "test_two_generation_cycles_run_through_start")
 TRAINER_TYPE_UNCHECKED: Mutant = ([(A, 'if self.trainer_type != "{key}":', "if False:")],
                                   "test_foreign_trainer_type_is_refused")
+DEFAULTS_TEST = "test_left_out_values_default_to_the_algorithm_and_its_documented_parameters"
+# Mutants of the arguments class: the key a config without ``trainer_type`` selects, and one
+# flipped default per family (a removed validation is each family's "... not validated").
+WRONG_TRAINER_TYPE: Mutant = ([(A, 'default="{key}",', 'default="sft",')], DEFAULTS_TEST)
+
+
+def _default_flipped(old: str, new: str) -> Mutant:
+    return [(A, f"default={old},", f"default={new},")], DEFAULTS_TEST
+
+
 WEIGHTS_NOT_RESTORED: Mutant = (
     [(T, "    # --- objective: edit here",
       "    def load_checkpoint(self, path, resume_type=None):\n        pass\n\n"
@@ -108,6 +118,13 @@ SFT_MUTANTS: dict[str, Mutant] = {
     ),
     "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
     "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+    "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
+    "component errors summed, not averaged by the adapter": (
+        [(T, "per_term.append(flow_matching_per_sample_loss(self.adapter, velocity, noised))",
+          "per_term.append(flow_matching_per_sample_loss(self.adapter, velocity, noised)"
+          " * len(self.adapter.trajectory_component_order))")],
+        "test_the_objective_is_the_same_for_an_adapter_of_other_components",
+    ),
 }
 OPD_MUTANTS: dict[str, Mutant] = {
     "wrong contract constant": NO_FEEDBACK_SWAP,
@@ -139,6 +156,8 @@ OPD_MUTANTS: dict[str, Mutant] = {
         [(A, 'if self.teacher_param_device not in ("cpu", "cuda"):', "if False:")],
         _rejects("teacher_param_device-tpu-ValueError"),
     ),
+    "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
+    "teacher_param_device defaults to cuda": _default_flipped('"cpu"', '"cuda"'),
 }
 
 MUTANTS: dict[str, dict[str, Mutant]] = {
@@ -168,6 +187,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
               "if not math.isfinite(self.beta):")],
             _rejects("beta-0.0-ValueError"),
         ),
+        "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
+        "beta defaults to 1": _default_flipped("2000.0", "1.0"),
     },
     "grpo": {
         "wrong contract constant": ONLINE_SWAP,
@@ -194,6 +215,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
             [(A, "if not 0.0 < self.clip_range < 1.0:", "if False:")],
             _rejects("clip_range-1.5-ValueError"),
         ),
+        "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
+        "global_std defaults to False": _default_flipped("True", "False"),
     },
     "awm": {
         "wrong contract constant": ONLINE_SWAP,
@@ -224,6 +247,8 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
             [(A, "if self.advantage_temperature == 0.0:", "if False:")],
             _rejects("advantage_temperature-0.0-ValueError"),
         ),
+        "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
+        "global_std defaults to False": _default_flipped("True", "False"),
     },
     "opd": OPD_MUTANTS,
     # OPD's answers with multi-role ownership get their own trainer; these mutants are the ones
@@ -233,6 +258,7 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
         "teacher snapshot not declared as a runtime child", "trainer_type check dropped",
         "teacher_param_device not validated",
         "load_checkpoint overridden without restoring the weights",
+        "trainer_type defaults to another key", "teacher_param_device defaults to cuda",
     )},
 }
 
@@ -390,15 +416,39 @@ def _suites() -> dict[str, ast.Module]:
         render.render(render.TEST_TEMPLATE, ctx)) for ctx in legal_contexts()}
 
 
+def _checklists() -> dict[str, ast.Module]:
+    """The checklist module as every legal classification renders it (one text, as a rule)."""
+    texts = {render.render(render.CHECKLIST_TEMPLATE, ctx): ctx for ctx in legal_contexts()}
+    return {f"{ctx.family}/{ctx.ownership}/{ctx.state}": ast.parse(text)
+            for text, ctx in texts.items()}
+
+
+def _class(tree: ast.Module, name: str) -> ast.ClassDef:
+    (found,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    return found
+
+
+def test_every_algorithm_file_is_one_test_class_of_its_facts():
+    """A generated trainer suite is one ``Test*`` class deriving from the checklist's bases: no
+    fake, fixture or helper of its own at module level, so every check is the checklist's."""
+    for label, tree in _suites().items():
+        classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+        assert [c.name[:4] for c in classes] == ["Test"], label
+        assert not [n for n in tree.body if isinstance(n, ast.FunctionDef)], label
+        bases = {ast.unparse(b) for b in classes[0].bases}
+        (imported,) = [n for n in tree.body if isinstance(n, ast.ImportFrom)
+                       and n.module == "algorithm_checklist"]
+        assert bases <= {a.name for a in imported.names}, label
+
+
 def test_the_fake_adapter_takes_what_the_real_hooks_take():
-    """Every hook of a generated suite's fake adapter is a real ``BaseAdapter`` member with the
+    """Every hook of the checklist's fake adapter is a real ``BaseAdapter`` member with the
     real parameters (the framework calls it as it calls the real one); its class attributes are
     real ones too. Private helpers of the fake are its own."""
     real = json.loads(API.read_text(encoding="utf-8"))["modules"]["flow_factory.models.abc"]
     adapter = real["classes"]["BaseAdapter"]
-    for label, tree in _suites().items():
-        (fake,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "_Adapter"]
-        for node in fake.body:
+    for label, tree in _checklists().items():
+        for node in _class(tree, "FakeAdapter").body:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
                 recorded = adapter["methods"].get(node.name, "")
                 assert recorded.endswith(_signature(node)), (label, node.name, recorded)
@@ -407,14 +457,31 @@ def test_the_fake_adapter_takes_what_the_real_hooks_take():
                 assert set(names) <= set(adapter["class_attributes"]), (label, names)
 
 
+def _module_fakes(tree: ast.Module) -> list[ast.Dict]:
+    """Every ``MODULE_FAKES = {...}`` (what a check patches in the trainer module), anywhere."""
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign | ast.AnnAssign)
+            and "MODULE_FAKES" in ast.unparse(n.targets[0] if isinstance(n, ast.Assign)
+                                              else n.target)]
+
+
 def test_the_suites_patch_no_framework_helper_but_the_timestep_draw():
-    """A generated suite replaces the model and the accelerator, not the framework's helpers:
-    ``MODULE_FAKES`` (what it patches in the trainer module) names only the timestep draw."""
+    """The suites replace the model and the accelerator, not the framework's helpers: the
+    checklist's ``MODULE_FAKES`` name only the timestep draw, and an algorithm's file patches
+    nothing. Stand-in namespaces serve only the role checks (the role coordinator)."""
+    for label, tree in _checklists().items():
+        fakes = _module_fakes(tree)
+        assert fakes and all(isinstance(f, ast.Dict) for f in fakes), label
+        assert {key.value for f in fakes for key in f.keys} <= PATCHABLE_HELPERS, label
+        for node in tree.body:
+            uses = "SimpleNamespace(" in ast.unparse(node)
+            assert not uses or getattr(node, "name", "") in ROLE_FAKES, (label, node)
     for label, tree in _suites().items():
-        (fakes,) = [n.value for n in tree.body if isinstance(n, ast.Assign)
-                    and ast.unparse(n.targets[0]) == "MODULE_FAKES"]
-        assert {key.value for key in fakes.keys} <= PATCHABLE_HELPERS, label
-        assert "SimpleNamespace" not in ast.unparse(tree) or "multi_role" in label, label
+        assert not _module_fakes(tree), label
+        assert "SimpleNamespace" not in ast.unparse(tree), label
+
+
+# The checklist's role checks: the coordinator's role counters and a stand-in optimizer config.
+ROLE_FAKES = {"_RoleCoordinator", "RoleChecks"}
 
 
 def test_every_job_has_at_least_three_mutants():

@@ -107,6 +107,7 @@ def test_rendered_files_pass_ruff_and_record_the_cadence(checkout):
     generated = [checkout / "src/flow_factory/trainers/distillation/my_dmd.py",
                  checkout / "src/flow_factory/hparams/training_args/my_dmd.py",
                  checkout / "tests/trainers/test_my_dmd.py",
+                 checkout / "tests/trainers/algorithm_checklist.py",
                  checkout / "tests/hparams/test_my_dmd_args.py"]
     proc = subprocess.run([*RUFF, *map(str, generated)], capture_output=True, text=True,
                           check=False)
@@ -130,7 +131,7 @@ def test_generated_suite_has_per_role_checks_that_pass(checkout):
     proc = _run_suite(checkout, "-k", " or ".join(PER_ROLE_TESTS), "-rA")
     assert proc.returncode == 0, proc.stdout[-4000:]
     for name in PER_ROLE_TESTS:
-        assert f"PASSED tests/trainers/test_my_dmd.py::{name}" in proc.stdout, name
+        assert f"PASSED tests/trainers/test_my_dmd.py::TestMyDmd::{name}" in proc.stdout, name
 
 
 def test_generated_suite_passes(checkout):

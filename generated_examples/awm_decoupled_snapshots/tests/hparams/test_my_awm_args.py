@@ -16,6 +16,18 @@ from flow_factory.contracts.execution import ONLINE_EXECUTION_CONTRACT
 from flow_factory.hparams.training_args.my_awm import MyAwmTrainingArguments as Args
 
 KEY = "my-awm"
+# What a config that leaves out the algorithm's own parameters gets.
+DEFAULTS = {
+    "advantage_aggregation": "sum",
+    "global_std": True,
+    "adv_clip_range": (-5.0, 5.0),
+    "kl_beta": 0.01,
+    "advantage_temperature": 1.0,
+    "num_train_timesteps": 2,
+    "timestep_range": (0.0, 0.99),
+    "time_shift": 1.0,
+    "time_sampling_strategy": "uniform",
+}
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_awm/lora/toy/default.yaml"
 
@@ -42,6 +54,15 @@ def test_foreign_trainer_type_is_refused():
     """Rule: the arguments class belongs to one registry key."""
     with pytest.raises(ValueError, match="trainer_type"):
         Args.from_dict({**_train(), "trainer_type": "not-" + KEY})
+
+
+def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters():
+    """Rule: a config that leaves out ``trainer_type`` and the algorithm's parameters selects
+    this algorithm, with the defaults its documentation states."""
+    train = {k: v for k, v in _train().items() if k not in ("trainer_type", *DEFAULTS)}
+    args = Args.from_dict(train)
+    assert args.trainer_type == KEY
+    assert {name: getattr(args, name) for name in DEFAULTS} == DEFAULTS
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,15 @@ from flow_factory.contracts.execution import ONLINE_NO_FEEDBACK_EXECUTION_CONTRA
 from flow_factory.hparams.training_args.my_opd import MyOpdTrainingArguments as Args
 
 KEY = "my-opd"
+# What a config that leaves out the algorithm's own parameters gets.
+DEFAULTS = {
+    "num_train_timesteps": 2,
+    "timestep_range": (0.0, 0.99),
+    "time_shift": 1.0,
+    "time_sampling_strategy": "uniform",
+    "teacher_param_device": "cpu",
+    "objective_guidance_scale": None,
+}
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_opd/lora/toy/default.yaml"
 
@@ -42,6 +51,15 @@ def test_foreign_trainer_type_is_refused():
     """Rule: the arguments class belongs to one registry key."""
     with pytest.raises(ValueError, match="trainer_type"):
         Args.from_dict({**_train(), "trainer_type": "not-" + KEY})
+
+
+def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters():
+    """Rule: a config that leaves out ``trainer_type`` and the algorithm's parameters selects
+    this algorithm, with the defaults its documentation states."""
+    train = {k: v for k, v in _train().items() if k not in ("trainer_type", *DEFAULTS)}
+    args = Args.from_dict(train)
+    assert args.trainer_type == KEY
+    assert {name: getattr(args, name) for name in DEFAULTS} == DEFAULTS
 
 
 @pytest.mark.parametrize(

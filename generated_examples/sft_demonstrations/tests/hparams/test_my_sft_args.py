@@ -16,6 +16,7 @@ from flow_factory.contracts.execution import OFFLINE_EXECUTION_CONTRACT
 from flow_factory.hparams.training_args.my_sft import MySftTrainingArguments as Args
 
 KEY = "my-sft"
+DEFAULTS = {}  # the algorithm adds no parameter of its own
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_sft/lora/toy/default.yaml"
 
@@ -42,3 +43,12 @@ def test_foreign_trainer_type_is_refused():
     """Rule: the arguments class belongs to one registry key."""
     with pytest.raises(ValueError, match="trainer_type"):
         Args.from_dict({**_train(), "trainer_type": "not-" + KEY})
+
+
+def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters():
+    """Rule: a config that leaves out ``trainer_type`` and the algorithm's parameters selects
+    this algorithm, with the defaults its documentation states."""
+    train = {k: v for k, v in _train().items() if k not in ("trainer_type", *DEFAULTS)}
+    args = Args.from_dict(train)
+    assert args.trainer_type == KEY
+    assert {name: getattr(args, name) for name in DEFAULTS} == DEFAULTS
