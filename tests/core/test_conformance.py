@@ -415,6 +415,28 @@ def test_staticmethod_and_classmethod_calls(checkout):
     )
 
 
+def test_a_positional_only_parameter_passed_by_keyword_is_refused(checkout):
+    posonly = dict(CHECKOUT)
+    posonly["utils/trajectory_collector.py"] = replaced(
+        CHECKOUT["utils/trajectory_collector.py"],
+        "(train_timestep_indices, num_inference_steps, *, final=True)",
+        "(train_timestep_indices, num_inference_steps, /, *, final=True)",
+    )
+    f = only(findings(write_checkout(checkout, posonly), rendered()))
+    assert (f.member, f.problem) == (
+        "flow_factory.utils.trajectory_collector.compute_trajectory_indices",
+        "takes `train_timestep_indices` only positionally",
+    )
+    # a keyword the function has under no name is missing, whatever else is positional-only
+    posonly["utils/trajectory_collector.py"] = replaced(
+        CHECKOUT["utils/trajectory_collector.py"],
+        "(train_timestep_indices, num_inference_steps, *, final=True)",
+        "(indices, /, num_inference_steps, *, final=True)",
+    )
+    f = only(findings(write_checkout(checkout, posonly), rendered()))
+    assert f.problem == "takes no `train_timestep_indices`"
+
+
 def test_a_call_through_super_is_checked(checkout):
     args = replaced(GOOD_ARGS, "super().__post_init__()", "super().__post_init__(1)")
     f = only(findings(checkout, rendered(args=args)))
