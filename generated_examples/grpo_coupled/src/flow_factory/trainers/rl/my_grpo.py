@@ -135,11 +135,11 @@ class MyGrpoTrainer(BaseTrainer):
     ) -> torch.Tensor:
         """Per-sample squared velocity gap ``(B,)`` to the reference over every trajectory
         component, reduced by the adapter at the replayed state (the Gaussian KL up to scale)."""
-        errors = {
-            name: (velocity.components[name] - reference.components[name]) ** 2
-            for name in self.adapter.trajectory_component_order
-        }
-        return self.adapter.reduce_latent_values(errors, state=step.state)
+        # every component the adapter declares, so a state missing one fails here, loudly
+        gaps: dict[str, torch.Tensor] = {}
+        for name in self.adapter.trajectory_component_order:
+            gaps[name] = (velocity.components[name] - reference.components[name]).square()
+        return self.adapter.reduce_latent_values(gaps, state=step.state)
 
     def _replay_forward(self, batch: dict[str, Any], step: ReplayStep) -> MultiModalStepOutput:
         """Log-density of the stored transition and velocity under the active weights.
