@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from bench_verify import synthesize  # noqa: E402
 
-from ffgen import layout  # noqa: E402
+from ffgen.checkout import layout  # noqa: E402
 
 EDITED = (layout.ARGS_REGISTRY, layout.ARGS_INIT, layout.HPARAMS_INIT, layout.TRAINER_REGISTRY,
           layout.category_init_path("offline"))

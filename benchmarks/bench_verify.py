@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from ffgen.checkout import CheckoutView  # noqa: E402
+from ffgen.checkout.view import CheckoutView  # noqa: E402
 from ffgen.verify import run_verify  # noqa: E402
 
 FAITHFUL = REPO / "tests" / "fixtures" / "faithful_checkout"

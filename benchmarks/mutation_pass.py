@@ -1,10 +1,10 @@
 """A small mutation pass: one-line changes to the given modules, each run against chosen tests.
 
-    .venv/bin/python benchmarks/mutation_pass.py ffgen/lock.py ffgen/textfile.py \\
+    .venv/bin/python benchmarks/mutation_pass.py ffgen/write/lock.py ffgen/checkout/textfile.py \\
         --tests tests/core/test_write_safety.py [--max 20] [--timeout 120] [--seed 0]
-    .venv/bin/python benchmarks/mutation_pass.py --replace ffgen/update.py 'OLD' 'NEW' \\
+    .venv/bin/python benchmarks/mutation_pass.py --replace ffgen/lifecycle/update.py 'OLD' 'NEW' \\
         --tests tests/lifecycle/test_update.py      # one explicit mutant (repeatable)
-    .venv/bin/python benchmarks/mutation_pass.py ffgen/lock.py --list   # the mutants, no runs
+    .venv/bin/python benchmarks/mutation_pass.py ffgen/write/lock.py --list   # the mutants, no runs
 
 The working tree is never touched: the tracked and untracked-but-not-ignored files are copied to
 a temporary folder, each mutant is written there (and the original put back after it), and the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -33,86 +34,91 @@ def _fail(exc: FfgenError, debug: bool) -> None:
     raise typer.Exit(exc.exit_code)
 
 
+def _opt(metavar: str, help_text: str, *names: str):
+    return typer.Option(*names, metavar=metavar, help=help_text)
+
+
+# The seven classification questions and the other answers, one flag each (see ffgen.classify).
+_Text = str | None
+_Acquisition = Annotated[
+    _Text, _opt("generation|dataset", "Generated samples or a finite dataset.")
+]
+_Feedback = Annotated[
+    _Text, _opt("runtime_reward|none", "Whether a runtime reward scores samples.")
+]
+_Paradigm = Annotated[
+    _Text, _opt("coupled|decoupled|distillation", "How the objective uses samples.")
+]
+_Dynamics = Annotated[_Text, _opt("sde|ode|any", "Sampler dynamics the objective needs.")]
+_Supervision = Annotated[
+    _Text,
+    _opt(
+        "prompts|demonstrations|preference_pairs|record:<TypeName>",
+        "What supervises the objective.",
+    ),
+]
+_State = Annotated[_Text, _opt("legacy|structured", "Single- or multi-component latent state.")]
+_Ownership = Annotated[_Text, _opt("single|multi_role|snapshots", "Who owns trainable weights.")]
+_Roles = Annotated[_Text, _opt("A,B", "Role names for multi_role.")]
+_Cadence = Annotated[
+    _Text,
+    _opt(
+        "ROLE=N[,ROLE=N]",
+        "Optimizer steps per training step of a non-primary role (multi_role distillation).",
+    ),
+]
+_ModelType = Annotated[_Text, _opt("TYPE", "Model type for the example config.")]
+_Finetune = Annotated[_Text, _opt("lora|full", "Fine-tuning of the example config.")]
+_Category = Annotated[_Text, _opt("DIR", "Trainer folder (default from answers).")]
+_ClassName = Annotated[_Text, _opt("STEM", "Class stem, e.g. GRPOX for acronyms.")]
+_Yes = Annotated[bool, typer.Option("--yes", "-y", help="Never ask; take sound defaults.")]
+_DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the plan and diffs; write nothing.")]
+_Force = Annotated[bool, typer.Option("--force", help="Overwrite conflicting files.")]
+_Answers = Annotated[
+    Path | None, _opt("FILE", "Replay a record (.ffgen/answers/KEY.yml).", "--answers")
+]
+_Format = Annotated[str, _opt("text|json", "Plan output.", "--format")]
+_Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
+_NAME_HELP = "Algorithm name, e.g. my-algo (registry key)."
+_FLAG_NAMES = (
+    "acquisition", "feedback", "paradigm", "dynamics", "supervision", "state", "ownership",
+    "roles", "role_cadence", "model_type", "finetune_type", "category",
+)  # fmt: skip
+
+
 @app.command()
 def new(
-    name: str = typer.Argument(
-        ..., metavar="NAME", help="Algorithm name, e.g. my-algo (registry key)."
-    ),
-    checkout: Path | None = typer.Option(None, metavar="DIR", help="Flow-Factory checkout root."),
-    acquisition: str | None = typer.Option(
-        None, metavar="generation|dataset", help="Generated samples or a finite dataset."
-    ),
-    feedback: str | None = typer.Option(
-        None, metavar="runtime_reward|none", help="Whether a runtime reward scores samples."
-    ),
-    paradigm: str | None = typer.Option(
-        None, metavar="coupled|decoupled|distillation", help="How the objective uses samples."
-    ),
-    dynamics: str | None = typer.Option(
-        None, metavar="sde|ode|any", help="Sampler dynamics the objective needs."
-    ),
-    supervision: str | None = typer.Option(
-        None,
-        metavar="prompts|demonstrations|preference_pairs|record:<TypeName>",
-        help="What supervises the objective.",
-    ),
-    state: str | None = typer.Option(
-        None, metavar="legacy|structured", help="Single- or multi-component latent state."
-    ),
-    ownership: str | None = typer.Option(
-        None, metavar="single|multi_role|snapshots", help="Who owns trainable weights."
-    ),
-    roles: str | None = typer.Option(None, metavar="A,B", help="Role names for multi_role."),
-    role_cadence: str | None = typer.Option(
-        None,
-        metavar="ROLE=N[,ROLE=N]",
-        help="Optimizer steps per training step of a non-primary role (multi_role distillation).",
-    ),
-    model_type: str | None = typer.Option(
-        None, metavar="TYPE", help="Model type for the example config."
-    ),
-    finetune_type: str | None = typer.Option(
-        None, metavar="lora|full", help="Fine-tuning of the example config."
-    ),
-    category: str | None = typer.Option(
-        None, metavar="DIR", help="Trainer folder (default from answers)."
-    ),
-    class_name: str | None = typer.Option(
-        None, metavar="STEM", help="Class stem, e.g. GRPOX for acronyms."
-    ),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Never ask; take sound defaults."),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help="Show the plan and diffs; write nothing."
-    ),
-    force: bool = typer.Option(False, "--force", help="Overwrite conflicting files."),
-    answers: Path | None = typer.Option(
-        None, "--answers", metavar="FILE", help="Replay a record (.ffgen/answers/KEY.yml)."
-    ),
-    fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    name: Annotated[str, typer.Argument(metavar="NAME", help=_NAME_HELP)],
+    checkout: Annotated[Path | None, _opt("DIR", "Flow-Factory checkout root.")] = None,
+    acquisition: _Acquisition = None,
+    feedback: _Feedback = None,
+    paradigm: _Paradigm = None,
+    dynamics: _Dynamics = None,
+    supervision: _Supervision = None,
+    state: _State = None,
+    ownership: _Ownership = None,
+    roles: _Roles = None,
+    role_cadence: _Cadence = None,
+    model_type: _ModelType = None,
+    finetune_type: _Finetune = None,
+    category: _Category = None,
+    class_name: _ClassName = None,
+    yes: _Yes = False,
+    dry_run: _DryRun = False,
+    force: _Force = False,
+    answers: _Answers = None,
+    fmt: _Format = "text",
+    debug: _Debug = False,
 ) -> None:
     """Classify a new algorithm and write everything its integration needs."""
-    from ffgen.commands import NewRequest, run_new
+    from ffgen.generate.new import NewRequest, run_new
 
-    flags = dict(
-        acquisition=acquisition,
-        feedback=feedback,
-        paradigm=paradigm,
-        dynamics=dynamics,
-        supervision=supervision,
-        state=state,
-        ownership=ownership,
-        roles=roles,
-        role_cadence=role_cadence,
-        model_type=model_type,
-        finetune_type=finetune_type,
-        category=category,
-    )
+    given = locals()
     request = NewRequest(
         name=name,
         class_name=class_name,
         checkout=checkout,
-        flags=flags,
+        flags={flag: given[flag] for flag in _FLAG_NAMES},
         interactive=not yes and answers is None and _is_terminal(sys.stdin),
         dry_run=dry_run,
         force=force,
@@ -177,7 +183,7 @@ def check_templates(
     every value of dynamics, state, ownership and finetune type at least once. Exit 0 when every
     point passes, 1 naming the first failing point and stage, 2 for bad flags.
     """
-    from ffgen.check_templates import check_templates_cmd
+    from ffgen.quality.check_templates import check_templates_cmd
 
     raise typer.Exit(check_templates_cmd(full=full, fmt=fmt))
 
@@ -201,7 +207,7 @@ def list_(
     debug: bool = _DEBUG,
 ) -> None:
     """Every algorithm of the checkout, and whether ffgen's files are as it wrote them."""
-    from ffgen.lifecycle import run_list
+    from ffgen.lifecycle.commands import run_list
 
     _run(debug, lambda: run_list(checkout, fmt))
 
@@ -218,7 +224,7 @@ def remove(
     debug: bool = _DEBUG,
 ) -> None:
     """Take an algorithm out: its files, registry entries and docs section."""
-    from ffgen.lifecycle import run_remove
+    from ffgen.lifecycle.commands import run_remove
 
     _run(debug, lambda: run_remove(checkout, key, dry_run=dry_run, force=force, fmt=fmt))
 
@@ -235,7 +241,7 @@ def update(
     debug: bool = _DEBUG,
 ) -> None:
     """Re-render a generated algorithm with today's templates, merging your edits."""
-    from ffgen.lifecycle import run_update
+    from ffgen.lifecycle.commands import run_update
 
     _run(
         debug,
@@ -250,7 +256,7 @@ def check(
     debug: bool = _DEBUG,
 ) -> None:
     """Fail when a generated algorithm is behind the templates or lost its registry entries."""
-    from ffgen.lifecycle import run_check
+    from ffgen.lifecycle.commands import run_check
 
     _run(debug, lambda: run_check(checkout, fmt))
 

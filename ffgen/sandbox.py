@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
-from ffgen.render import templates_root
+from ffgen.generate.render import templates_root
 
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 FORMATS = ("text", "json")

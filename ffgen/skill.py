@@ -4,8 +4,9 @@ The skill (``.agents/skills/ffgen/SKILL.md``, the place Flow-Factory keeps its a
 tells a coding agent to classify with ffgen's flags, plan and generate with ``ffgen new``, edit
 only the objective block, and check with ``ffgen verify`` and the generated suite. Its facts
 (the seven properties and their values, the sound defaults, the contracts, which answers give
-which family, the file paths) are computed from :mod:`ffgen.classify`, :mod:`ffgen.interview`
-and :mod:`ffgen.layout` here, so the skill cannot describe an ffgen that no longer exists.
+which family, the file paths) are computed from :mod:`ffgen.classify.rules`,
+:mod:`ffgen.classify.interview`
+and :mod:`ffgen.checkout.layout` here, so the skill cannot describe an ffgen that no longer exists.
 
 Same stages as ``new``: facts -> plan (one owned file, in memory) -> render -> apply.
 """
@@ -18,21 +19,20 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ffgen import errors, layout, render
-from ffgen.checkout import CheckoutView, find_root
-from ffgen.classify import (
+from ffgen import errors
+from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView, find_root
+from ffgen.classify.model import Acquisition, Family, Feedback, SupervisionKind
+from ffgen.classify.rules import (
     QUESTION_ORDER,
     SOUND_DEFAULTS,
-    Acquisition,
-    Family,
-    Feedback,
-    SupervisionKind,
     contract_for,
     default_category,
     legal_classifications,
 )
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
-from ffgen.plan import Plan, owned_file
+from ffgen.generate import render
+from ffgen.generate.plan import Plan, owned_file
 
 SKILL_PATH = ".agents/skills/ffgen/SKILL.md"
 SKILL_TEMPLATE = "skill/SKILL.md.jinja"
@@ -95,7 +95,7 @@ def _value(value: object) -> str:
 
 def properties() -> tuple[Property, ...]:
     """The seven properties, in the order ffgen asks them."""
-    from ffgen.interview import QUESTIONS, flag_name
+    from ffgen.classify.interview import QUESTIONS, flag_name
 
     return tuple(_property(QUESTIONS[name], flag_name(name)) for name in QUESTION_ORDER)
 
@@ -148,7 +148,7 @@ def _answer_text(value: object) -> str:
 
 
 def skill_context() -> SkillContext:
-    from ffgen.interview import QUESTIONS, flag_name
+    from ffgen.classify.interview import QUESTIONS, flag_name
 
     return SkillContext(
         properties=properties(),
@@ -176,7 +176,7 @@ def plan_skill(view: CheckoutView, *, force: bool) -> Plan:
 
 
 def skill_json(root: Path, plan: Plan, dry_run: bool) -> dict[str, object]:
-    from ffgen.commands import files_json
+    from ffgen.output import files_json
 
     return {
         "command": "skill",
@@ -194,8 +194,8 @@ def run_skill(
     fmt: str,
     console: Console | None = None,
 ) -> int:
-    from ffgen.commands import output_console
-    from ffgen.journal import holding
+    from ffgen.output import output_console
+    from ffgen.write.journal import holding
 
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r} is not valid; choose text or json")
@@ -207,8 +207,8 @@ def run_skill(
 
 
 def _show_and_write(console: Console, root: Path, plan, *, dry_run: bool, fmt: str) -> int:
-    from ffgen.apply import apply_plan
-    from ffgen.commands import show_changes
+    from ffgen.output import show_changes
+    from ffgen.write.apply import apply_plan
 
     if fmt == "text":
         console.print(f"[bold]ffgen skill[/bold]{' (dry run)' if dry_run else ''}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ffgen import layout
+from ffgen.checkout import layout
 
 from . import _imports, _module
 from .base import EditResult, run_edit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ffgen import layout
+from ffgen.checkout import layout
 
 from . import _module, _registry_dict
 from .base import EditResult, run_edit

@@ -1,7 +1,7 @@
 """``ffgen verify``: a static consistency check of every training algorithm in a checkout.
 
 Reads the checkout with ``ast`` and PyYAML only (never imports checkout code or torch) and runs
-on a :class:`~ffgen.checkout.CheckoutView`, so ``ffgen new`` can verify an :class:`Overlay` of
+on a :class:`~ffgen.checkout.view.CheckoutView`, so ``ffgen new`` can verify an :class:`Overlay` of
 the files it is about to write. Rules are listed, as data, in :mod:`ffgen.verify.catalogue`.
 The engine is imported on first use so that importing the command module stays cheap.
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ffgen.verify.model import ERROR, WARNING, Finding, Report
 
 if TYPE_CHECKING:
-    from ffgen.checkout import CheckoutView
+    from ffgen.checkout.view import CheckoutView
 
 
 def run_verify(view: CheckoutView, *, algorithm: str | None = None) -> Report:

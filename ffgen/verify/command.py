@@ -31,10 +31,10 @@ def verify_cmd(
         return explain_rule(explain, fmt)
     if fix:
         return fix_cmd(checkout, algorithm, fmt, dry_run)
-    from ffgen.checkout import CheckoutView, find_root
+    from ffgen.checkout.view import CheckoutView, find_root
     from ffgen.errors import FfgenError
-    from ffgen.journal import settle_before_reading
     from ffgen.verify.engine import run_verify
+    from ffgen.write.journal import settle_before_reading
 
     try:
         root = find_root(checkout)
@@ -69,11 +69,11 @@ def _flag_problem(fmt: str, explain: str | None, fix: bool, dry_run: bool) -> st
 def fix_cmd(checkout: Path | None, algorithm: str | None, fmt: str, dry_run: bool) -> int:
     """``--fix``: repair the mechanical findings (or show the diffs); the exit code is what
     verify returns for the checkout as it is afterwards (as it would be, with --dry-run)."""
-    from ffgen.apply import apply_plan
-    from ffgen.checkout import CheckoutView, find_root
+    from ffgen.checkout.view import CheckoutView, find_root
     from ffgen.errors import FfgenError
-    from ffgen.journal import holding
     from ffgen.verify.fix import plan_fixes
+    from ffgen.write.apply import apply_plan
+    from ffgen.write.journal import holding
 
     try:
         root = find_root(checkout)
@@ -118,7 +118,7 @@ def print_fix_text(result, root: Path, dry_run: bool) -> None:
                       f"[cyan]{f.location}[/]: {escape(f.message)}\n"
                       f"      [dim]why: {escape(x.reason)}[/]")
     if dry_run:
-        from ffgen.commands import print_diff
+        from ffgen.output import print_diff
 
         for change in result.plan.changes:
             print_diff(console, change.diff())

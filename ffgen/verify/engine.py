@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from ffgen.checkout import CheckoutView
+from ffgen.checkout.view import CheckoutView
 from ffgen.errors import UsageError
-from ffgen.verify import rules_classes, rules_examples, rules_registry, rules_roles
+from ffgen.verify import (
+    rules_backends,
+    rules_classes,
+    rules_examples,
+    rules_registry,
+    rules_roles,
+)
 from ffgen.verify.catalogue import finding
 from ffgen.verify.exceptions import apply_accepted, load_accepted
 from ffgen.verify.facts import build_facts
 from ffgen.verify.index import CheckoutIndex
 from ffgen.verify.model import Finding, Report
 
-FACT_RULES = (*rules_registry.RULES, *rules_classes.RULES, *rules_roles.RULES)
+FACT_RULES = (
+    *rules_registry.RULES, *rules_classes.RULES, *rules_roles.RULES,
+    *rules_backends.RULES,
+)
 
 
 def run_verify(view: CheckoutView, *, algorithm: str | None = None) -> Report:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ffgen import layout
-from ffgen.checkout import CheckoutView
+from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView
 
 PATTERNS = (f"{layout.EXAMPLES_DIR}/**/*.yaml", f"{layout.EXAMPLES_DIR}/**/*.yml")
 DEFAULT_TRAINER_TYPE = "grpo"  # Arguments.from_dict's default

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffgen.checkout import CheckoutView
+from ffgen.checkout.view import CheckoutView
 from ffgen.errors import UsageError
 from ffgen.verify.catalogue import BY_ID, finding
 from ffgen.verify.model import Finding

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 from functools import cached_property
 
-from ffgen import layout
+from ffgen.checkout import layout
 from ffgen.errors import UsageError
 from ffgen.verify.catalogue import CONTRACT_CONSTANTS, OPTIMIZER_KINDS
 from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo

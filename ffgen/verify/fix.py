@@ -6,11 +6,12 @@ other lacks when the class the other one needs exists (found by Flow-Factory's n
 and only when exactly one class fits). Everything else needs a human decision and is left, with
 the reason.
 
-Each fix is tried on an in-memory :class:`~ffgen.checkout.Overlay` and kept only if verify then
+Each fix is tried on an in-memory :class:`~ffgen.checkout.view.Overlay` and kept only if verify then
 no longer reports the finding and reports no new error, so a fix can never make a checkout worse.
 Fixes that enable others (an import that makes a class resolve, which verify can then check for
 its re-exports) are found by repeating until nothing more can be fixed. The result is a
-:class:`~ffgen.plan.Plan` of UPDATE changes; writing it is :func:`ffgen.apply.apply_plan`'s job.
+:class:`~ffgen.generate.plan.Plan` of UPDATE changes; writing it is
+ :func:`ffgen.write.apply.apply_plan`'s job.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffgen import edits, layout
-from ffgen.checkout import CheckoutView, Overlay
-from ffgen.plan import FileChange, Plan, Status
+from ffgen import edits
+from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView, Overlay
+from ffgen.generate.plan import FileChange, Plan, Status
 from ffgen.verify import Finding, Report, introduced_errors, run_verify
 from ffgen.verify.catalogue import rule
 from ffgen.verify.facts import (

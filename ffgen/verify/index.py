@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ffgen.checkout import CheckoutView
-from ffgen.facts import TOO_DEEP
+from ffgen.checkout.facts import TOO_DEEP
+from ffgen.checkout.view import CheckoutView
 
 ROOT_PACKAGE = "flow_factory"
 _MAX_DEPTH = 25

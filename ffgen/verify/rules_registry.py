@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ffgen import layout
+from ffgen.checkout import layout
 from ffgen.verify.catalogue import finding
 from ffgen.verify.facts import (
     ARGS_INIT_MODULE,

@@ -17,11 +17,11 @@ import typer
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-import ffgen.check_templates as ct
-from ffgen import render
-from ffgen.classify import Contract, Family
+import ffgen.quality.check_templates as ct
+from ffgen.classify.model import Contract, Family
 from ffgen.cli import app
-from ffgen.plan import Status
+from ffgen.generate import render
+from ffgen.generate.plan import Status
 from ffgen.skill import SKILL_PATH
 from tests.agents._agents import REPO, SCHEMAS, schema, validated
 from tests.helpers import SPECS, snapshot

@@ -16,8 +16,8 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from ffgen.classify.interview import from_flags
 from ffgen.cli import app
-from ffgen.interview import from_flags
 from ffgen.skill import OBJECTIVE_BEGIN, OBJECTIVE_END, SKILL_PATH, render_skill
 from tests.agents._agents import REPO, sections, table, validated, values
 from tests.helpers import snapshot

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ffgen import layout
+from ffgen.checkout import layout
 from ffgen.skill import OBJECTIVE_BEGIN, OBJECTIVE_END, SKILL_PATH
 from tests.agents._agents import REPO, sections, validated
 from tests.helpers import snapshot

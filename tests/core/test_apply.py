@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pytest
 
-from ffgen import apply as apply_mod
-from ffgen.apply import apply_plan
 from ffgen.errors import RefusedError
-from ffgen.plan import FileChange, Plan, Status
+from ffgen.generate.plan import FileChange, Plan, Status
+from ffgen.write import apply as apply_mod
+from ffgen.write.apply import apply_plan
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -270,7 +270,7 @@ def test_signal_after_the_last_write_reports_the_finished_apply(tree, monkeypatc
     import os
     import signal
 
-    from ffgen import lock
+    from ffgen.write import lock
 
     seen = []
     previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))

@@ -1,7 +1,8 @@
 """``ffgen check-templates``: the fast form passes on the real templates (CI runs it here), and a
 broken template point makes it exit non-zero naming the point and the stage.
 
-Broken points are made by wrapping ``ffgen.render.render`` (the templates are never edited); those
+Broken points are made by wrapping ``ffgen.generate.render.render`` (the templates are never
+edited); those
 runs check a few points only (``legal_points`` patched) so they take seconds, not the full run.
 """
 
@@ -12,11 +13,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import ffgen.check_templates as ct
-from ffgen import render
-from ffgen.classify import legal_classifications
+import ffgen.quality.check_templates as ct
+from ffgen.classify.rules import legal_classifications
 from ffgen.cli import app
 from ffgen.errors import RefusedError
+from ffgen.generate import render
 
 TRAINER_HEADER = "class MyAlgoTrainer(BaseTrainer):\n"
 
@@ -151,16 +152,16 @@ def test_every_illegal_combination_is_refused_with_one_line():
 
 
 def test_a_refusal_without_a_reason_is_a_problem(monkeypatch):
-    import ffgen.classify
+    import ffgen.classify.rules
 
-    real = ffgen.classify.classify
+    real = ffgen.classify.rules.classify
 
     def terse(answers):
         if answers.acquisition.value == "dataset" and answers.feedback.value == "runtime_reward":
             raise RefusedError("no\ncontract")
         return real(answers)
 
-    monkeypatch.setattr(ffgen.classify, "classify", terse)
+    monkeypatch.setattr(ffgen.classify.rules, "classify", terse)
     problems = ct.check_illegal().problems
     assert problems and all("one-line reason" in p for _, p in problems)
 

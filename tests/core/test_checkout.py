@@ -1,7 +1,7 @@
 import pytest
 
-from ffgen import layout
-from ffgen.checkout import CheckoutView, Overlay, find_root
+from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView, Overlay, find_root
 from ffgen.errors import RefusedError, UsageError
 
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import yaml
 
-from ffgen import render
-from ffgen.checkout import CheckoutView
-from ffgen.checkout_hints import read_hints
-from ffgen.classify import legal_classifications
+from ffgen.checkout.hints import read_hints
+from ffgen.checkout.view import CheckoutView
+from ffgen.classify.names import parse_name
+from ffgen.classify.rules import legal_classifications
 from ffgen.cli import app
-from ffgen.context import RenderContext, build_context
-from ffgen.names import parse_name
+from ffgen.generate import render
+from ffgen.generate.context import RenderContext, build_context
 from tests.example_loading import (
     DATA_DECIDED,
     REAL_MIXED_PRECISION,

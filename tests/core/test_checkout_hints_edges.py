@@ -1,5 +1,5 @@
 """Edges of the checkout hints a one-line change would break unnoticed (found by a mutation pass:
-``benchmarks/mutation_pass.py ffgen/checkout_hints.py``)."""
+``benchmarks/mutation_pass.py ffgen/checkout/hints.py``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ffgen.checkout import CheckoutView
-from ffgen.checkout_hints import (
+from ffgen.checkout.hints import (
     NO_BASE,
     TEACHER_HELPER,
     TEACHER_HELPER_MODULE,
@@ -17,6 +16,7 @@ from ffgen.checkout_hints import (
     example_base,
     read_hints,
 )
+from ffgen.checkout.view import CheckoutView
 from tests.lifecycle._lifecycle import CASES, new
 
 REWARD = {"name": "target", "reward_model": "toy_target"}

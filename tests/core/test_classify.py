@@ -1,6 +1,6 @@
 import pytest
 
-from ffgen.classify import (
+from ffgen.classify.model import (
     Acquisition,
     Answers,
     Contract,
@@ -13,9 +13,8 @@ from ffgen.classify import (
     State,
     Supervision,
     SupervisionKind,
-    classify,
-    fill_forced,
 )
+from ffgen.classify.rules import classify, fill_forced
 from ffgen.errors import RefusedError, UsageError
 
 
@@ -220,7 +219,7 @@ def test_record_types_may_not_take_a_name_the_generated_trainer_module_binds(run
     import ast as ast_mod
     import json as json_mod
 
-    from ffgen.classify import GENERATED_MODULE_NAMES, RECORD_TYPE_RE
+    from ffgen.classify.model import GENERATED_MODULE_NAMES, RECORD_TYPE_RE
     from ffgen.cli import app
     from tests.helpers import SPECS
 

@@ -142,7 +142,7 @@ def test_conflict_is_refused_without_force(runner, sandbox):
 
 
 def test_injected_failure_during_apply_leaves_every_file_unchanged(runner, sandbox, monkeypatch):
-    from ffgen import apply as apply_mod
+    from ffgen.write import apply as apply_mod
 
     before = snapshot(sandbox)
     real, calls = apply_mod.write_file, {"n": 0}
@@ -246,7 +246,7 @@ def test_missing_template_symbol_is_refused(runner, sandbox):
 
 
 def test_plan_that_verify_would_flag_is_refused(runner, sandbox, monkeypatch):
-    from ffgen import render
+    from ffgen.generate import render
 
     real = render.render
 

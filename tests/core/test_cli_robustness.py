@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ffgen.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, PAUSE_SECONDS_ENV
 from ffgen.cli import app
+from ffgen.write.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, PAUSE_SECONDS_ENV
 from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,7 +44,7 @@ def one_error(stderr: str) -> str:
 
 
 def failing_writes(monkeypatch) -> None:
-    from ffgen import apply as apply_mod
+    from ffgen.write import apply as apply_mod
 
     def fail(path, data, mode):
         raise OSError(28, "No space left on device")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ffgen.checkout import CheckoutView, Overlay
-from ffgen.conformance import HINT, Finding, check_conformance, conformance_findings
+from ffgen.checkout.view import CheckoutView, Overlay
 from ffgen.errors import RefusedError
+from ffgen.generate.conformance import HINT, Finding, check_conformance, conformance_findings
 
 FAITHFUL = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"
 PKG = "src/flow_factory"
@@ -669,8 +669,8 @@ def test_on_a_copy_of_the_faithful_fixture(tmp_path):
 
 
 def test_new_refuses_a_template_that_calls_a_missing_member(runner, sandbox, monkeypatch):
-    from ffgen import render
     from ffgen.cli import app
+    from ffgen.generate import render
     from tests.helpers import SPECS, snapshot
 
     real = render.render

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from ffgen.checkout import CheckoutView
-from ffgen.checkout_hints import read_hints
-from ffgen.classify import legal_classifications
-from ffgen.context import build_context
+from ffgen.checkout.facts import read_facts
+from ffgen.checkout.hints import read_hints
+from ffgen.checkout.view import CheckoutView
+from ffgen.classify.names import parse_name
+from ffgen.classify.rules import legal_classifications
 from ffgen.errors import RefusedError
-from ffgen.facts import read_facts
-from ffgen.names import parse_name
-from ffgen.plan import build_plan
+from ffgen.generate.context import build_context
+from ffgen.generate.plan import build_plan
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"
 ADAPTER = "src/flow_factory/models/abc.py"
@@ -151,7 +151,7 @@ def test_example_takes_no_dataset_from_an_example_of_another_acquisition_kind():
 
 def _plan_with_trainer_edit(monkeypatch, c, pattern: str, replacement: str):
     """Plan ``c`` against the fixture with one regex edit of the rendered trainer."""
-    from ffgen import render
+    from ffgen.generate import render
 
     real = render.render
 

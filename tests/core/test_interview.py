@@ -1,7 +1,14 @@
 import pytest
 
-from ffgen import interview
-from ffgen.classify import Acquisition, Answers, Feedback, Ownership, Paradigm, SupervisionKind
+from ffgen.classify import interview
+from ffgen.classify.model import (
+    Acquisition,
+    Answers,
+    Feedback,
+    Ownership,
+    Paradigm,
+    SupervisionKind,
+)
 from ffgen.errors import UsageError
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from ffgen import journal
-from ffgen.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, PAUSE_SECONDS_ENV, apply_plan
 from ffgen.cli import app
 from ffgen.errors import RefusedError
-from ffgen.journal import JOURNAL_PATH
-from ffgen.lock import WAIT_ENV
-from ffgen.plan import FileChange, Plan, Status
+from ffgen.generate.plan import FileChange, Plan, Status
+from ffgen.write import journal
+from ffgen.write.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, PAUSE_SECONDS_ENV, apply_plan
+from ffgen.write.journal import JOURNAL_PATH
+from ffgen.write.lock import WAIT_ENV
 from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -185,7 +185,7 @@ def pkg(tmp_path):
 
 
 def test_apply_leaves_no_journal_and_writes_it_before_the_first_file(pkg, monkeypatch):
-    from ffgen import apply as apply_mod
+    from ffgen.write import apply as apply_mod
 
     seen = []
     real = apply_mod.write_file

@@ -5,7 +5,7 @@ That every legal point plans cleanly on the sandbox, passes the conformance chec
 tests/core/test_check_templates.py (it writes each point into a sandbox copy and verifies it).
 """
 
-from ffgen.classify import legal_classifications
+from ffgen.classify.rules import legal_classifications
 
 
 def test_the_matrix_is_what_the_rules_allow():
@@ -17,5 +17,12 @@ def test_the_matrix_is_what_the_rules_allow():
     dataset = (2 + 3 + 3) * 3 * 2 * 2
     generation = (1 * 3 + 3 * 3 + 3 * 2) * 2 * 2
     assert len(found) == dataset + generation
-    assert {c.family.value for c in found} == {"sft", "offline_dpo", "record", "grpo", "awm",
-                                                "opd", "dmd"}
+    assert {c.family.value for c in found} == {
+        "sft",
+        "offline_dpo",
+        "record",
+        "grpo",
+        "awm",
+        "opd",
+        "dmd",
+    }

@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffgen.merge3 import has_markers, merge3
+from ffgen.lifecycle.merge3 import has_markers, merge3
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from ffgen import journal, lock, textfile
-from ffgen.apply import apply_plan
+from ffgen.checkout import textfile
 from ffgen.errors import RefusedError
-from ffgen.plan import FileChange, Plan, Status
+from ffgen.generate.plan import FileChange, Plan, Status
+from ffgen.write import journal, lock
+from ffgen.write.apply import apply_plan
 from tests.helpers import tree
 
 SUFFIX = ".ffgen-tmp"
@@ -107,7 +108,7 @@ def test_settling_a_finished_journal_sweeps_the_temporary_files(pkg):
 
 
 
-# --- text files as users have them (ffgen.textfile) -------------------------------------------
+# --- text files as users have them (ffgen.checkout.textfile) --------------------------------------
 
 
 def test_a_python_file_neither_utf8_nor_declared_fails_decoding_on_its_byte():
@@ -140,7 +141,7 @@ def test_a_last_line_without_an_ending_takes_the_files_ending_once_followed():
     )
 
 
-# --- the checkout's lock (ffgen.lock) ---------------------------------------------------------
+# --- the checkout's lock (ffgen.write.lock) -------------------------------------------------------
 
 
 def _folder_vanishes_at_first_open(monkeypatch, folder: Path, comes_back: bool) -> None:
@@ -196,7 +197,7 @@ def test_a_lock_naming_no_real_process_is_taken_over(tmp_path, pid):
     assert not path.exists()
 
 
-# --- settling and tidying (ffgen.journal) ------------------------------------------------------
+# --- settling and tidying (ffgen.write.journal) ---------------------------------------------------
 
 
 def test_the_settle_note_counts_the_files_it_put_back(pkg):

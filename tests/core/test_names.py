@@ -1,7 +1,7 @@
 import pytest
 
+from ffgen.classify.names import parse_name
 from ffgen.errors import UsageError
-from ffgen.names import parse_name
 
 
 def test_three_spellings():

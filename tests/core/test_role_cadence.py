@@ -5,16 +5,11 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from ffgen.classify import (
-    Family,
-    Ownership,
-    classify,
-    parse_role_cadence,
-    role_cadences,
-)
+from ffgen.classify.interview import complete_non_interactive, from_flags, interview
+from ffgen.classify.model import Family, Ownership
+from ffgen.classify.rules import classify, parse_role_cadence, role_cadences
 from ffgen.cli import app
 from ffgen.errors import UsageError
-from ffgen.interview import complete_non_interactive, from_flags, interview
 from ffgen.sandbox import create_sandbox
 from tests.helpers import snapshot
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from ffgen.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, apply_plan
 from ffgen.cli import app
 from ffgen.errors import RefusedError
-from ffgen.lock import LOCK_PATH, WAIT_ENV, checkout_lock
-from ffgen.paths import check_spelling, safe_relative
-from ffgen.plan import FileChange, Plan, Status
+from ffgen.generate.plan import FileChange, Plan, Status
+from ffgen.write.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, apply_plan
+from ffgen.write.lock import LOCK_PATH, WAIT_ENV, checkout_lock
+from ffgen.write.paths import check_spelling, safe_relative
 from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -190,7 +190,7 @@ def test_new_refuses_a_dot_folder_linked_outside(runner, sandbox, tmp_path):
 HOLDER = """
 import sys, time
 from pathlib import Path
-from ffgen.lock import checkout_lock
+from ffgen.write.lock import checkout_lock
 with checkout_lock(Path(sys.argv[1])):
     Path(sys.argv[2]).touch()
     time.sleep(float(sys.argv[3]))
@@ -309,7 +309,7 @@ def test_bad_wait_setting_is_one_line(tmp_path, monkeypatch):
 COUNTER = """
 import sys, time
 from pathlib import Path
-from ffgen.lock import checkout_lock
+from ffgen.write.lock import checkout_lock
 root = Path(sys.argv[1])
 for _ in range(int(sys.argv[2])):
     with checkout_lock(root, wait=60):

@@ -26,10 +26,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from ffgen.checkout import CheckoutView
+from ffgen.checkout.view import CheckoutView
+from ffgen.classify.names import parse_name
 from ffgen.cli import app
 from ffgen.errors import UsageError
-from ffgen.names import parse_name
 from ffgen.sandbox import create_sandbox
 from ffgen.verify import run_verify
 from tests.helpers import tree

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ffgen.cli import app
-from ffgen.records import parse_record, record_text
+from ffgen.lifecycle.records import parse_record, record_text
 from tests.helpers import SPECS
 
 # One algorithm per family and ownership, as `new` flags (model type toy).

@@ -5,8 +5,8 @@ leaves it as it is; ``update`` brings it to today's templates with the three-way
 a user's edit; ``remove`` deletes it with the last algorithm that uses it, never before.
 """
 
-from ffgen import layout
-from ffgen.records import parse_record
+from ffgen.checkout import layout
+from ffgen.lifecycle.records import parse_record
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file, rewrite_pristine
 

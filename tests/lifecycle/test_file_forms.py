@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from ffgen.checkout.textfile import decode, encode_like
 from ffgen.cli import app
-from ffgen.textfile import decode, encode_like
 from tests.helpers import SPECS, tree
 
 ARGS_REGISTRY = "src/flow_factory/hparams/training_args/_registry.py"

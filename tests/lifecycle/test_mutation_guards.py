@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ffgen.records import RecordedFile, parse_record, record_text
+from ffgen.lifecycle.records import RecordedFile, parse_record, record_text
 from tests.helpers import tree
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file
 

@@ -675,10 +675,10 @@ def test_faithful_optimizer_entry_defaults_to_adamw():
 # ==================================================================== tests: templates
 def _rendered_trainers() -> Iterator[tuple[str, str, str]]:
     """(label, package of the trainer module, source) for every legal classification."""
-    from ffgen import render
-    from ffgen.classify import legal_classifications
-    from ffgen.context import build_context
-    from ffgen.names import parse_name
+    from ffgen.classify.names import parse_name
+    from ffgen.classify.rules import legal_classifications
+    from ffgen.generate import render
+    from ffgen.generate.context import build_context
 
     names = parse_name("my-algo")
     seen: set[str] = set()

@@ -14,7 +14,7 @@ from _render import REPO, family_context
 from typer.testing import CliRunner
 
 from ffgen.cli import app
-from ffgen.context import RenderContext
+from ffgen.generate.context import RenderContext
 
 SANDBOX = REPO / "templates" / "sandbox"
 # ruff over rendered code, with the settings generated files must satisfy in any checkout.

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ffgen import render
-from ffgen.classify import (
+from ffgen.classify.model import (
     Acquisition,
     Answers,
     Dynamics,
@@ -16,11 +15,11 @@ from ffgen.classify import (
     State,
     Supervision,
     SupervisionKind,
-    classify,
-    legal_classifications,
 )
-from ffgen.context import RenderContext, build_context
-from ffgen.names import parse_name
+from ffgen.classify.names import parse_name
+from ffgen.classify.rules import classify, legal_classifications
+from ffgen.generate import render
+from ffgen.generate.context import RenderContext, build_context
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from ffgen import layout
-from ffgen.check_templates import FailedTests
+from ffgen.checkout import layout
+from ffgen.quality.check_templates import FailedTests
 
 
 def _forget(test_modules: set[str]) -> None:

@@ -34,12 +34,12 @@ import yaml
 from _checkout import RUFF, generate, parse_cycles, run_train
 from _render import family_context, legal_contexts, make_context, render_all
 
-from ffgen import render
-from ffgen.checkout_hints import CheckoutHints
-from ffgen.classify import legal_classifications
-from ffgen.context import build_context
-from ffgen.manifest import manifest_for
-from ffgen.names import parse_name
+from ffgen.checkout.hints import CheckoutHints
+from ffgen.classify.names import parse_name
+from ffgen.classify.rules import legal_classifications
+from ffgen.generate import render
+from ffgen.generate.context import build_context
+from ffgen.generate.manifest import manifest_for
 
 FAMILIES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "dmd")
 # Minimum rise of the mean reward (last 3 cycles minus first 3); measured gains in the docstring.

@@ -23,7 +23,7 @@ import pytest
 from _checkout import FAMILY_FLAGS, RUFF, Generated, copy_sandbox, new_algorithm
 from _render import REPO, family_context, legal_contexts
 
-from ffgen import render
+from ffgen.generate import render
 
 RUNNER = Path(__file__).with_name("_suite_runner.py")
 CASES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "opd_multi_role")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ffgen.checkout import CheckoutView
+from ffgen.checkout.view import CheckoutView
 from ffgen.verify import Report, run_verify
 
 FAITHFUL = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"

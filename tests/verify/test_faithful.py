@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from ffgen.checkout import CheckoutView, Overlay, check_layout
+from ffgen.checkout.view import CheckoutView, Overlay, check_layout
 from ffgen.verify import run_verify
 from tests.verify.conftest import BASELINE, FAITHFUL, REAL_EXAMPLES, TRAINERS
 
@@ -85,7 +85,7 @@ def test_overlay_with_new_files_is_indexed():
 
 def test_never_imports_checkout_code_or_torch():
     code = (
-        "import sys; from pathlib import Path; from ffgen.checkout import CheckoutView;"
+        "import sys; from pathlib import Path; from ffgen.checkout.view import CheckoutView;"
         "from ffgen.verify import run_verify;"
         f"r = run_verify(CheckoutView(Path({str(FAITHFUL)!r})));"
         "assert not r.errors;"

@@ -186,6 +186,6 @@ def test_ff302_writing_epoch_or_data_epoch_is_an_error(checkout):
 
 
 def checkout_view(checkout):
-    from ffgen.checkout import CheckoutView
+    from ffgen.checkout.view import CheckoutView
 
     return CheckoutView(checkout.root)

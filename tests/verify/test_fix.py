@@ -187,7 +187,7 @@ def test_fix_into_a_folder_it_cannot_write_is_one_line_and_changes_nothing(
     """A read-only registry folder (simulated: the tests run as root, where chmod does not stop
     a write) refuses the fix in one ``error:`` line, exit 2 (verify cannot run), the tree as it
     was."""
-    from ffgen import apply as apply_mod
+    from ffgen.write import apply as apply_mod
 
     def refuse(path, data, mode):
         raise PermissionError(13, "Permission denied", str(path))

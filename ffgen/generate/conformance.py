@@ -50,7 +50,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from ffgen.checkout import CheckoutView
+from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
 
 HINT = "this checkout's Flow-Factory differs from ffgen's templates"

@@ -4,7 +4,7 @@
 a fresh sandbox, as it reads afterwards. Tests compare a fresh render with it; after a template
 change, regenerate and review the diff:
 
-    .venv/bin/python -m ffgen.golden --write
+    .venv/bin/python -m ffgen.quality.golden --write
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ffgen.commands import NewRequest, prepare_new
-from ffgen.plan import Status
+from ffgen.generate.new import NewRequest, prepare_new
+from ffgen.generate.plan import Status
 from ffgen.sandbox import create_sandbox
 
 # example folder -> (NAME, flags); model type toy so each also runs in the sandbox
@@ -57,7 +57,7 @@ EXAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     ),
 }
 
-GOLDEN_ROOT = Path(__file__).resolve().parent.parent / "generated_examples"
+GOLDEN_ROOT = Path(__file__).resolve().parents[2] / "generated_examples"
 
 
 def render_example(example: str, workdir: Path) -> dict[str, str]:
@@ -102,5 +102,5 @@ def write_goldens(root: Path = GOLDEN_ROOT) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m ffgen.golden --write")
+        sys.exit("usage: python -m ffgen.quality.golden --write")
     write_goldens()

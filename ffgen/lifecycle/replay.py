@@ -10,15 +10,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from ffgen import interview
-from ffgen.checkout import CheckoutView
-from ffgen.checkout_hints import CheckoutHints, read_hints
-from ffgen.classify import Answers, Classification, classify
-from ffgen.context import RenderContext, build_context
+from ffgen.checkout.hints import CheckoutHints, read_hints
+from ffgen.checkout.view import CheckoutView
+from ffgen.classify import interview
+from ffgen.classify.model import Answers, Classification
+from ffgen.classify.names import AlgorithmNames, parse_name
+from ffgen.classify.rules import classify
 from ffgen.errors import FfgenError, RefusedError, UsageError
-from ffgen.manifest import Manifest, manifest_for
-from ffgen.names import AlgorithmNames, parse_name
-from ffgen.records import ANSWERS_DIR, Record, answers_path, parse_record
+from ffgen.generate.context import RenderContext, build_context
+from ffgen.generate.manifest import Manifest, manifest_for
+from ffgen.lifecycle.records import ANSWERS_DIR, Record, answers_path, parse_record
 
 # Answers that are not properties of the algorithm but name it.
 NAMING = ("name", "class_name")
@@ -60,11 +61,13 @@ def load_answers_file(path: Path) -> Record:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UsageError(f"--answers {path}: no such file; pass a record such as "
-                         f"{ANSWERS_DIR}/<key>.yml") from None
+        raise UsageError(
+            f"--answers {path}: no such file; pass a record such as {ANSWERS_DIR}/<key>.yml"
+        ) from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--answers {path}: cannot read it ({type(exc).__name__}); pass the "
-                         "record file itself") from None
+        raise UsageError(
+            f"--answers {path}: cannot read it ({type(exc).__name__}); pass the record file itself"
+        ) from None
     return parse_record(text, str(path))
 
 

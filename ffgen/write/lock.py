@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ffgen.errors import RefusedError
-from ffgen.paths import safe_relative
+from ffgen.write.paths import safe_relative
 
 LOCK_PATH = ".ffgen/lock"
 WAIT_ENV = "FFGEN_LOCK_WAIT"

@@ -9,7 +9,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ffgen.context import RenderContext
+from ffgen.generate.context import RenderContext
 
 # The files ``ffgen new`` renders for one algorithm, by role.
 ARGS_TEMPLATE = "algorithm/args.py.jinja"

@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ffgen import __version__
-from ffgen.checkout import CheckoutView, Overlay
-from ffgen.conformance import check_conformance
+from ffgen.checkout.facts import read_facts
+from ffgen.checkout.view import CheckoutView, Overlay
 from ffgen.errors import RefusedError
-from ffgen.facts import read_facts
-from ffgen.merge3 import Conflict, merge3
-from ffgen.plan import (
+from ffgen.generate.conformance import check_conformance
+from ffgen.generate.plan import (
     FileChange,
     Plan,
     Status,
@@ -28,8 +27,9 @@ from ffgen.plan import (
     render_all,
     shared_changes,
 )
-from ffgen.records import Record, record_text
-from ffgen.replay import read_record, replay
+from ffgen.lifecycle.merge3 import Conflict, merge3
+from ffgen.lifecycle.records import Record, record_text
+from ffgen.lifecycle.replay import read_record, replay
 
 CONFLICT_MODES = ("refuse", "inline")
 DELETED = "you deleted it; update does not bring it back (`ffgen new --force` does)"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from ffgen.checkout import CheckoutView
+from ffgen.checkout.view import CheckoutView
 
 TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
 TEACHER_HELPER = "load_teachers"
@@ -99,7 +99,7 @@ def _recorded_answers(view: CheckoutView, key: str) -> dict:
     """The answers of ffgen's record of ``key`` (only the head is parsed: no pristine texts)."""
     import yaml
 
-    from ffgen.records import answers_path
+    from ffgen.lifecycle.records import answers_path
 
     text = view.read(answers_path(key)) if "/" not in key else None
     if not text:
@@ -214,19 +214,26 @@ def example_base(
         return NO_BASE
     # A record family starts from SFT data: another record type's dataset would not parse.
     wanted = {"sft": "sft", "record": "sft", "offline_dpo": "offline_dpo"}.get(family, "generation")
+    best = _closest(same_model, wanted, has_reward, finetune_type)
+    return _base_from(best, best.kind == wanted, has_reward, finetune_type)
 
-    def same_kind(e: ExampleSettings) -> bool:
-        return e.kind == wanted
 
+def _closest(
+    examples: list[ExampleSettings], wanted: str, has_reward: bool, finetune_type: str
+) -> ExampleSettings:
     # One example gives everything, so the settings belong together: the closest one is of
     # the same acquisition kind, has rewards exactly when this algorithm does, finetunes the
     # same way (its LoRA settings then carry), has a model path.
-    best = min(
-        same_model,
-        key=lambda e: (not same_kind(e), (e.reward is not None) != has_reward,
+    return min(
+        examples,
+        key=lambda e: (e.kind != wanted, (e.reward is not None) != has_reward,
                        _finetune(e) != finetune_type, e.model_name_or_path is None, e.path),
     )
-    kind_matches = same_kind(best)
+
+
+def _base_from(
+    best: ExampleSettings, kind_matches: bool, has_reward: bool, finetune_type: str
+) -> ExampleBase:
     dataset = best.dataset if kind_matches else None
     model, lora = _model_settings(best.model or {}, finetune_type)
     return ExampleBase(

@@ -28,8 +28,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ffgen.errors import RefusedError
-from ffgen.lock import checkout_lock
-from ffgen.paths import safe_relative
+from ffgen.write.lock import checkout_lock
+from ffgen.write.paths import safe_relative
 
 JOURNAL_PATH = ".ffgen/journal.json"
 FORMAT = 1

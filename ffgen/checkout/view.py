@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ffgen import layout, textfile
+from ffgen.checkout import layout, textfile
 from ffgen.errors import RefusedError, UsageError
 
 

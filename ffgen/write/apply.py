@@ -2,11 +2,12 @@
 
 Everything is validated before the first write: content (Python compiles, YAML parses), that no
 file changed on disk since the plan, and that every path stays inside the checkout
-(:mod:`ffgen.paths`). The checkout's lock (:mod:`ffgen.lock`) is held throughout. The
-write-ahead journal (:mod:`ffgen.journal`) is on disk before the first write, so even SIGKILL
+(:mod:`ffgen.write.paths`). The checkout's lock (:mod:`ffgen.write.lock`) is held throughout. The
+write-ahead journal (:mod:`ffgen.write.journal`) is on disk before the first write, so even SIGKILL
 or a power cut leaves a tree the next command makes fully old or fully new. Each file is written
 through a fsynced temporary sibling and ``os.replace``: a replaced file keeps its mode, encoding,
-BOM and line endings (:mod:`ffgen.textfile`), a created one gets the mode the umask gives. If
+BOM and line endings (:mod:`ffgen.checkout.textfile`), a created one gets the mode the umask gives.
+If
 anything fails, or SIGINT / SIGTERM arrives, every file already touched is restored from the
 journal (deleted ones come back, created files and folders go) before the error propagates.
 """
@@ -22,10 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ffgen import journal, textfile
+from ffgen.checkout import textfile
 from ffgen.errors import FfgenError, RefusedError
-from ffgen.paths import check_spelling, safe_relative
-from ffgen.plan import FileChange, Plan, Status
+from ffgen.generate.plan import FileChange, Plan, Status
+from ffgen.write import journal
+from ffgen.write.paths import check_spelling, safe_relative
 
 # Test-only hook, read on every write: after the k-th write or delete, touch the marker file and
 # sleep, so a test can send a signal in the middle of an apply (k = 0: once the lock is taken,
@@ -163,7 +165,7 @@ def _bytes_for(change: FileChange, old: bytes | None) -> bytes | None:
 
 
 def write_file(path: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` atomically and durably (see :func:`ffgen.journal.durable_write`)."""
+    """Write ``data`` atomically and durably (see :func:`ffgen.write.journal.durable_write`)."""
     journal.durable_write(path, data, mode)
 
 

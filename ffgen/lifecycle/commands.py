@@ -1,8 +1,8 @@
 """The lifecycle commands after ``new``: list, remove, update and check.
 
-Each one is thin: find the checkout, ask the planning module (:mod:`ffgen.status`,
-:mod:`ffgen.remove`, :mod:`ffgen.update`) for a pure result, show it, hand writes to
-:func:`ffgen.apply.apply_plan`, and map the outcome to an exit code.
+Each one is thin: find the checkout, ask the planning module (:mod:`ffgen.lifecycle.status`,
+:mod:`ffgen.lifecycle.remove`, :mod:`ffgen.lifecycle.update`) for a pure result, show it, hand
+writes to :func:`ffgen.write.apply.apply_plan`, and map the outcome to an exit code.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ffgen.checkout import CheckoutView, find_root
-from ffgen.commands import files_json, print_plain_json, show_changes
+from ffgen.checkout.view import CheckoutView, find_root
 from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
-from ffgen.journal import holding
-from ffgen.plan import Plan
+from ffgen.generate.plan import Plan
+from ffgen.output import files_json, print_plain_json, show_changes
+from ffgen.write.journal import holding
 
 TEXT_JSON = ("text", "json")
 
@@ -26,7 +26,7 @@ def _check_format(fmt: str, allowed: tuple[str, ...]) -> None:
 
 
 def _console() -> Console:
-    from ffgen.commands import output_console
+    from ffgen.output import output_console
 
     return output_console()
 
@@ -35,7 +35,7 @@ def _console() -> Console:
 
 
 def run_list(checkout: Path | None, fmt: str, console: Console | None = None) -> int:
-    from ffgen.status import checkout_states
+    from ffgen.lifecycle.status import checkout_states
 
     _check_format(fmt, TEXT_JSON)
     console = console or _console()
@@ -77,7 +77,7 @@ def run_remove(
     fmt: str,
     console: Console | None = None,
 ) -> int:
-    from ffgen.remove import plan_remove
+    from ffgen.lifecycle.remove import plan_remove
 
     _check_format(fmt, TEXT_JSON)
     console = console or _console()
@@ -95,7 +95,7 @@ def _show_and_apply(
         console.print(f"[bold]{plan.key}[/bold]: {verb}{' (dry run)' if dry_run else ''}")
         show_changes(console, plan, diffs=dry_run)
     if not dry_run:
-        from ffgen.apply import apply_plan
+        from ffgen.write.apply import apply_plan
 
         written = apply_plan(root, plan)
         if fmt == "text":
@@ -118,7 +118,7 @@ def run_update(
     fmt: str,
     console: Console | None = None,
 ) -> int:
-    from ffgen.update import CONFLICT_MODES
+    from ffgen.lifecycle.update import CONFLICT_MODES
 
     _check_format(fmt, TEXT_JSON)
     if conflict not in CONFLICT_MODES:
@@ -131,7 +131,7 @@ def run_update(
 
 def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: str,
             fmt: str) -> int:
-    from ffgen.update import plan_update
+    from ffgen.lifecycle.update import plan_update
 
     result = plan_update(CheckoutView(root), key)
     hunks = [c.describe() for c in result.conflicts]
@@ -164,7 +164,7 @@ def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: 
 
 
 def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -> int:
-    from ffgen.status import checkout_states
+    from ffgen.lifecycle.status import checkout_states
 
     _check_format(fmt, ("text", "json", "github"))
     console = console or _console()

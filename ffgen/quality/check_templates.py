@@ -182,7 +182,7 @@ def legal_points() -> list:
 
 
 def _enumerate() -> list:
-    from ffgen.classify import legal_classifications
+    from ffgen.classify.rules import legal_classifications
 
     return list(
         legal_classifications(model_types=(MODEL_TYPE,), record_type=RECORD_TYPE, roles=ROLES)
@@ -226,15 +226,23 @@ def answers_dict(c) -> dict[str, object]:
 def check_illegal() -> Illegal:
     """Every combination of the answers that is not a legal point must be refused by classify,
     with a one-line reason; and every combination classify accepts must be a legal point."""
-    from ffgen.classify import answer_combinations, classify
+    from ffgen.classify.rules import answer_combinations, classify
     from ffgen.errors import FfgenError
 
     known = {c.answers for c in _enumerate()}
     count, problems = 0, []
     for answers in answer_combinations((MODEL_TYPE,), RECORD_TYPE, ROLES):
         a = answers
-        values = (a.acquisition, a.feedback, a.paradigm, a.dynamics, a.supervision, a.state,
-                  a.ownership, a.finetune_type)
+        values = (
+            a.acquisition,
+            a.feedback,
+            a.paradigm,
+            a.dynamics,
+            a.supervision,
+            a.state,
+            a.ownership,
+            a.finetune_type,
+        )
         name = "/".join(str(getattr(v, "value", v)) for v in values)
         try:
             classify(answers)
@@ -290,10 +298,10 @@ _SHARED: dict[str, _Shared] = {}
 def _shared(template: Path) -> _Shared:
     key = str(template)
     if key not in _SHARED:
-        from ffgen.checkout import CheckoutView
-        from ffgen.checkout_hints import read_hints
-        from ffgen.facts import read_facts
-        from ffgen.names import parse_name
+        from ffgen.checkout.facts import read_facts
+        from ffgen.checkout.hints import read_hints
+        from ffgen.checkout.view import CheckoutView
+        from ffgen.classify.names import parse_name
 
         view = CheckoutView(template)
         _SHARED[key] = _Shared(template, view, read_facts(view), read_hints(view), parse_name(NAME))
@@ -345,9 +353,9 @@ def _one_line(text: str) -> str:
 
 
 def _render(shared: _Shared, c, state: dict) -> None:
-    from ffgen import render
-    from ffgen.context import build_context
-    from ffgen.manifest import manifest_for
+    from ffgen.generate import render
+    from ffgen.generate.context import build_context
+    from ffgen.generate.manifest import manifest_for
 
     ctx = build_context(shared.names, c, shared.hints)
     manifest = manifest_for(ctx)
@@ -365,9 +373,9 @@ def _compile(state: dict) -> None:
 
 
 def _plan(shared: _Shared, c, state: dict) -> None:
-    from ffgen.conformance import HINT
     from ffgen.errors import FfgenError
-    from ffgen.plan import build_plan
+    from ffgen.generate.conformance import HINT
+    from ffgen.generate.plan import build_plan
 
     try:
         state["plan"] = build_plan(shared.view, shared.facts, shared.names, c, state["ctx"])
@@ -377,7 +385,7 @@ def _plan(shared: _Shared, c, state: dict) -> None:
 
 
 def _write(shared: _Shared, root: Path, state: dict) -> None:
-    from ffgen.apply import apply_plan
+    from ffgen.write.apply import apply_plan
 
     copy_sandbox(shared.template, root)
     apply_plan(root, state["plan"])
@@ -401,7 +409,7 @@ def _linked(template: Path, folder: str, names: list[str]) -> list[str]:
 
 
 def _verify(root: Path) -> None:
-    from ffgen.checkout import CheckoutView
+    from ffgen.checkout.view import CheckoutView
     from ffgen.verify import run_verify
 
     report = run_verify(CheckoutView(root))
@@ -413,7 +421,7 @@ def _verify(root: Path) -> None:
 
 
 def _files(result: PointResult, state: dict) -> None:
-    from ffgen import layout
+    from ffgen.checkout import layout
 
     rendered = state.get("rendered", {})
     result.rendered = tuple(p for p in rendered if p.endswith(".py"))

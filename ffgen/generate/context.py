@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ffgen import layout
-from ffgen.checkout_hints import CheckoutHints, example_base
-from ffgen.classify import (
-    Classification,
-    Dynamics,
-    Feedback,
-    Ownership,
-    Paradigm,
-    role_cadences,
-)
-from ffgen.names import AlgorithmNames
+from ffgen.checkout import layout
+from ffgen.checkout.hints import CheckoutHints, ExampleBase, example_base
+from ffgen.classify.model import Classification, Dynamics, Feedback, Ownership, Paradigm
+from ffgen.classify.names import AlgorithmNames
+from ffgen.classify.rules import role_cadences
 
 
 @dataclass(frozen=True)
@@ -38,7 +32,7 @@ class RenderContext:
     # (role, optimizer steps per training step) for every role, in role order (multi_role)
     role_cadence: tuple[tuple[str, int], ...]
     contract: str  # "ONLINE_EXECUTION_CONTRACT" | ... (the constant's name)
-    family: str  # ffgen.classify.Family value: sft|offline_dpo|record|grpo|awm|opd
+    family: str  # ffgen.classify.model.Family value: sft|offline_dpo|record|grpo|awm|opd
     category: str  # "rl" | "distillation" | "offline" (or the --category override)
     has_reward: bool  # feedback == runtime_reward
     uses_snapshots: bool  # ownership == snapshots
@@ -85,11 +79,11 @@ def build_context(
 ) -> RenderContext:
     """The render context; ``hints`` (what the checkout offers) default to none."""
     a = c.answers
-    sup = a.supervision
     has_reward = a.feedback is Feedback.RUNTIME_REWARD
     own_folder = f"{layout.EXAMPLES_DIR}/{names.module}/"
-    base = example_base(hints, a.model_type, c.family.value, has_reward, own_folder,
-                        a.finetune_type.value)
+    base = example_base(
+        hints, a.model_type, c.family.value, has_reward, own_folder, a.finetune_type.value
+    )
     # The checkout's helper loads LoRA teachers only; full finetunes get the generated loader.
     helper = hints is not None and hints.teacher_loader and a.finetune_type.value == "lora"
     return RenderContext(
@@ -98,12 +92,23 @@ def build_context(
         stem=names.stem,
         args_class=names.args_class,
         trainer_class=names.trainer_class,
+        **_answer_fields(c),
+        has_reward=has_reward,
+        **_base_fields(base),
+        teacher_loader="helper" if helper else "inline",
+        **_path_fields(names, c),
+    )
+
+
+def _answer_fields(c: Classification) -> dict[str, object]:
+    a = c.answers
+    return dict(
         acquisition=a.acquisition.value,
         feedback=a.feedback.value,
         paradigm=a.paradigm.value,
         dynamics=a.dynamics.value,
-        supervision=sup.kind.value,
-        record_type=sup.record_type or "",
+        supervision=a.supervision.kind.value,
+        record_type=a.supervision.record_type or "",
         state=a.state.value,
         ownership=a.ownership.value,
         roles=tuple(a.roles),
@@ -111,12 +116,16 @@ def build_context(
         contract=c.contract.value,
         family=c.family.value,
         category=c.category,
-        has_reward=has_reward,
         uses_snapshots=a.ownership is Ownership.SNAPSHOTS,
         model_type=a.model_type,
         model_dir=layout.model_dir(a.model_type),
         finetune_type=a.finetune_type.value,
         dynamics_type=example_dynamics_type(c),
+    )
+
+
+def _base_fields(base: ExampleBase) -> dict[str, object]:
+    return dict(
         base_example=base.source,
         base_model_path=base.model_name_or_path,
         base_resolution=base.resolution,
@@ -127,11 +136,16 @@ def build_context(
         base_scheduler=base.scheduler,
         base_mixed_precision=base.mixed_precision,
         base_lora=base.lora,
-        teacher_loader="helper" if helper else "inline",
+    )
+
+
+def _path_fields(names: AlgorithmNames, c: Classification) -> dict[str, object]:
+    finetune, model_type = c.answers.finetune_type.value, c.answers.model_type
+    return dict(
         args_path=layout.args_module_path(names.module),
         trainer_path=layout.trainer_module_path(c.category, names.module),
         trainer_dotted=layout.trainer_dotted_path(c.category, names.module, names.trainer_class),
-        example_path=layout.example_path(names.module, a.finetune_type.value, a.model_type),
+        example_path=layout.example_path(names.module, finetune, model_type),
         test_path=layout.test_path(names.module),
         args_test_path=layout.args_test_path(names.module),
     )

@@ -12,12 +12,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ffgen import layout
-from ffgen.checkout import CheckoutView
+from ffgen.checkout import layout
+from ffgen.checkout.facts import read_facts
+from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError, UsageError
-from ffgen.facts import read_facts
-from ffgen.manifest import Entries, RegistryEdit, entries_of, registry_edits
-from ffgen.plan import (
+from ffgen.generate.manifest import Entries, RegistryEdit, entries_of, registry_edits
+from ffgen.generate.plan import (
     DOCS_HEADER,
     FileChange,
     Plan,
@@ -26,8 +26,8 @@ from ffgen.plan import (
     docs_markers,
     other_pristine,
 )
-from ffgen.records import Record, RecordedDocs, answers_path, sha256
-from ffgen.replay import read_record, replay
+from ffgen.lifecycle.records import Record, RecordedDocs, answers_path, sha256
+from ffgen.lifecycle.replay import read_record, replay
 
 EDITED = "edited since ffgen wrote it; --force deletes it too"
 

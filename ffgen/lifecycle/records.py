@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
 
-from ffgen.classify import Answers
+from ffgen.classify.model import Answers
 from ffgen.errors import RefusedError
 
 ANSWERS_DIR = ".ffgen/answers"
@@ -30,8 +30,17 @@ HEADER = (
 # The answers a record may hold: each is the value of the `ffgen new` flag of the same name
 # (NAME and --class-name, then one per field of the classifier's answers).
 ANSWER_KEYS = ("name", "class_name", *(f.name for f in fields(Answers)))
-_TOP_KEYS = ("format", "ffgen_version", "key", "contract", "answers", "files", "created",
-             "registry", "docs")
+_TOP_KEYS = (
+    "format",
+    "ffgen_version",
+    "key",
+    "contract",
+    "answers",
+    "files",
+    "created",
+    "registry",
+    "docs",
+)
 
 
 def answers_path(key: str) -> str:
@@ -98,9 +107,7 @@ def flag_text(value: object) -> str:
     if isinstance(value, Mapping):
         return ",".join(f"{k}={v}" for k, v in value.items())
     if isinstance(value, tuple | list):
-        return ",".join(
-            f"{v[0]}={v[1]}" if isinstance(v, tuple | list) else str(v) for v in value
-        )
+        return ",".join(f"{v[0]}={v[1]}" if isinstance(v, tuple | list) else str(v) for v in value)
     return str(value)
 
 
@@ -212,9 +219,9 @@ def _answers(data: Mapping, where: str) -> dict[str, str]:
 def _check_answers(answers: dict[str, str], where: str) -> None:
     """Every answer passes the rules its flag does, on every read: a record edited to
     ``model_type: ../../x`` is refused before anything is planned from it."""
+    from ffgen.classify.interview import from_flags
+    from ffgen.classify.names import check_record_type, parse_name
     from ffgen.errors import FfgenError
-    from ffgen.interview import from_flags
-    from ffgen.names import check_record_type, parse_name
 
     try:
         names = parse_name(answers["name"], answers.get("class_name"))

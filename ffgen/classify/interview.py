@@ -11,10 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffgen.classify import (
-    QUESTION_ORDER,
+from ffgen.classify.model import (
     ROLE_RE,
-    SOUND_DEFAULTS,
     Acquisition,
     Answers,
     Dynamics,
@@ -24,6 +22,10 @@ from ffgen.classify import (
     Paradigm,
     State,
     Supervision,
+)
+from ffgen.classify.rules import (
+    QUESTION_ORDER,
+    SOUND_DEFAULTS,
     check_role_cadence,
     fill_forced,
     parse_role_cadence,

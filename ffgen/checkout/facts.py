@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ffgen import layout
-from ffgen.checkout import CheckoutView
+from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,26 +9,19 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ffgen import interview
-from ffgen.apply import apply_plan
-from ffgen.checkout import CheckoutView, find_root
-from ffgen.checkout_hints import CheckoutHints, read_hints
-from ffgen.classify import Answers, Classification, classify
-from ffgen.context import build_context
+from ffgen.checkout.facts import CheckoutFacts, read_facts
+from ffgen.checkout.hints import CheckoutHints, read_hints
+from ffgen.checkout.view import CheckoutView, find_root
+from ffgen.classify import interview
+from ffgen.classify.model import Answers, Classification
+from ffgen.classify.names import check_record_type, parse_name
+from ffgen.classify.rules import classify
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
-from ffgen.facts import CheckoutFacts, read_facts
-from ffgen.journal import holding
-from ffgen.names import check_record_type, parse_name
-from ffgen.plan import Plan, Status, build_plan, check_plan_verifies
-
-_STYLE = {
-    Status.CREATE: "green",
-    Status.UPDATE: "yellow",
-    Status.IDENTICAL: "dim",
-    Status.CONFLICT: "bold red",
-    Status.DELETE: "red",
-    Status.KEPT: "cyan",
-}
+from ffgen.generate.context import build_context
+from ffgen.generate.plan import Plan, build_plan, check_plan_verifies
+from ffgen.output import files_json, output_console, print_plain_json, show_changes
+from ffgen.write.apply import apply_plan
+from ffgen.write.journal import holding
 
 
 @dataclass(frozen=True)
@@ -43,13 +35,6 @@ class NewRequest:
     force: bool
     fmt: str
     answers_file: Path | None = None  # a record to replay (``--answers``)
-
-
-def output_console() -> Console:
-    """Lines wrap at words to a terminal's width; piped output keeps one record per line."""
-    import sys
-
-    return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
 def prepare_new(
@@ -96,8 +81,9 @@ def _show_and_write_new(
         show_plan(console, plan, classification, diffs=req.dry_run)
     if plan.conflicts:
         if req.fmt == "json":
-            print_plain_json({**plan_json(plan, classification), "dry_run": req.dry_run,
-                              "written": False})
+            print_plain_json(
+                {**plan_json(plan, classification), "dry_run": req.dry_run, "written": False}
+            )
         paths = ", ".join(c.path for c in plan.conflicts)
         raise RefusedError(
             f"{len(plan.conflicts)} file(s) differ from what ffgen would write ({paths}); "
@@ -105,8 +91,9 @@ def _show_and_write_new(
         )
     written = () if req.dry_run else apply_plan(root, plan)
     if req.fmt == "json":
-        print_plain_json({**plan_json(plan, classification), "dry_run": req.dry_run,
-                          "written": not req.dry_run})
+        print_plain_json(
+            {**plan_json(plan, classification), "dry_run": req.dry_run, "written": not req.dry_run}
+        )
     elif not req.dry_run:
         console.print(f"{len(written)} file(s) written under {root}")
     return EXIT_OK
@@ -121,7 +108,7 @@ def with_recorded_answers(req: NewRequest) -> NewRequest:
         return req
     from dataclasses import replace
 
-    from ffgen.replay import flags_from, load_answers_file
+    from ffgen.lifecycle.replay import flags_from, load_answers_file
 
     record = load_answers_file(req.answers_file)
     flags = flags_from(record) | {k: v for k, v in req.flags.items() if v is not None}
@@ -197,34 +184,6 @@ def show_plan(console: Console, plan: Plan, c: Classification, *, diffs: bool) -
     show_changes(console, plan, diffs=diffs)
 
 
-def show_changes(console: Console, plan: Plan, *, diffs: bool) -> None:
-    """One line per file (status, path, the reason where there is one), then the diffs."""
-    for change in plan.changes:
-        style = _STYLE[change.status]
-        note = f" [dim]({change.note})[/dim]" if change.note else ""
-        console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}{note}")
-    if diffs:
-        shown = (Status.CREATE, Status.UPDATE, Status.CONFLICT, Status.DELETE)
-        for change in plan.changes:
-            if change.status in shown:
-                print_diff(console, change.diff())
-
-
-_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
-
-
-def print_diff(console: Console, diff: str) -> None:
-    """A unified diff exactly as it is: coloured on a terminal, never wrapped or cut at the
-    console's width (a CI log must show every line whole)."""
-    from rich.text import Text
-
-    text = Text()
-    for line in diff.splitlines(keepends=True):
-        style = next((s for head, s in _DIFF_STYLES if line.startswith(head)), "")
-        text.append(line, style=style)
-    console.print(text, soft_wrap=True, end="")
-
-
 def plan_json(plan: Plan, c: Classification) -> dict[str, object]:
     return {
         "algorithm": plan.key,
@@ -235,13 +194,3 @@ def plan_json(plan: Plan, c: Classification) -> dict[str, object]:
     }
 
 
-def print_plain_json(data: object) -> None:
-    """JSON for machines: plain text on stdout (rich would colour and wrap it on a terminal)."""
-    print(json.dumps(data, indent=2))
-
-
-def files_json(plan: Plan) -> list[dict[str, str]]:
-    return [
-        {"path": ch.path, "status": ch.status.value, "note": ch.note, "diff": ch.diff()}
-        for ch in plan.changes
-    ]

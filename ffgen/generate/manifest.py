@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffgen import layout, render
-from ffgen.context import RenderContext
-from ffgen.records import answers_path
+from ffgen.checkout import layout
+from ffgen.generate import render
+from ffgen.generate.context import RenderContext
+from ffgen.lifecycle.records import answers_path
 
 
 @dataclass(frozen=True)

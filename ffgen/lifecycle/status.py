@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffgen import layout
-from ffgen.checkout import CheckoutView
-from ffgen.manifest import registry_edits
-from ffgen.plan import render_all
-from ffgen.records import Record, sha256
-from ffgen.replay import all_records, replay
+from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView
+from ffgen.generate.manifest import registry_edits
+from ffgen.generate.plan import render_all
+from ffgen.lifecycle.records import Record, sha256
+from ffgen.lifecycle.replay import all_records, replay
 
 UNCHANGED, EDITED, MISSING = "unchanged", "edited", "missing"
 
@@ -63,8 +63,8 @@ class AlgorithmState:
 
 def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
     """Every algorithm: registered ones in registry order, then generated ones not registered."""
-    from ffgen.checkout_hints import read_hints
-    from ffgen.facts import read_facts
+    from ffgen.checkout.facts import read_facts
+    from ffgen.checkout.hints import read_hints
 
     records = {r.key: r for r in all_records(view)}
     model_types = read_facts(view).model_types
@@ -119,7 +119,7 @@ def generated_state(
 
 def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:
     """Shared files whose entry for the algorithm is gone (``add`` would change them)."""
-    from ffgen.manifest import entries_of
+    from ffgen.generate.manifest import entries_of
 
     recorded = {e.path for e in record.registry}
     missing = []

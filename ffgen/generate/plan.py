@@ -6,16 +6,18 @@ import difflib
 from dataclasses import dataclass, fields
 from enum import Enum
 
-from ffgen import __version__, layout, render
-from ffgen.checkout import CheckoutView, Overlay
-from ffgen.classify import Classification
-from ffgen.conformance import check_conformance
-from ffgen.context import RenderContext
+from ffgen import __version__
+from ffgen.checkout import layout
+from ffgen.checkout.facts import CheckoutFacts
+from ffgen.checkout.view import CheckoutView, Overlay
+from ffgen.classify.model import Classification
+from ffgen.classify.names import AlgorithmNames
 from ffgen.errors import RefusedError
-from ffgen.facts import CheckoutFacts
-from ffgen.manifest import Manifest, manifest_for
-from ffgen.names import AlgorithmNames
-from ffgen.records import (
+from ffgen.generate import render
+from ffgen.generate.conformance import check_conformance
+from ffgen.generate.context import RenderContext
+from ffgen.generate.manifest import Manifest, manifest_for
+from ffgen.lifecycle.records import (
     Record,
     RecordedDocs,
     RecordedEdit,
@@ -86,7 +88,9 @@ def owned_file(view: CheckoutView, path: str, new: str, force: bool) -> FileChan
 def other_pristine(view: CheckoutView, path: str, key: str) -> str | None:
     """What another algorithm's record holds as the pristine text of the shared file ``path``
     (None when no other record lists it)."""
-    from ffgen.replay import all_records  # replay imports the manifest, which this module uses
+    from ffgen.lifecycle.replay import (
+        all_records,  # replay imports the manifest, which this module uses
+    )
 
     for record in all_records(view):
         recorded = record.file(path) if record.key != key else None

@@ -1,0 +1,1 @@
+"""Classification and the interview: seven answers to an execution contract, family and names."""

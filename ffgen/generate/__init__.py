@@ -1,0 +1,1 @@
+"""Generation: the render context, manifest of edit points, plan, templates and conformance."""

@@ -1,0 +1,1 @@
+"""Template quality gates: check-templates over every legal point, and the golden examples."""
