@@ -18,6 +18,7 @@ from ffgen.classify.rules import legal_classifications
 from ffgen.cli import app
 from ffgen.errors import RefusedError
 from ffgen.generate import render
+from ffgen.quality import gates
 
 TRAINER_HEADER = "class MyAlgoTrainer(BaseTrainer):\n"
 
@@ -109,7 +110,7 @@ def test_a_broken_template_point_fails_naming_point_and_stage(monkeypatch, stage
 def test_a_failing_generated_suite_is_the_suite_stage_of_its_point(monkeypatch):
     """Ruff is reported skipped here, so the suites run whatever the templates' formatting."""
     _only_points(monkeypatch, ("sft", "grpo"))
-    monkeypatch.setattr(ct, "ruff_command", lambda: None)
+    monkeypatch.setattr(gates, "ruff_command", lambda: None)
     real = render.render
 
     def with_failing_test(template, ctx):
@@ -130,8 +131,8 @@ def test_a_failing_generated_suite_is_the_suite_stage_of_its_point(monkeypatch):
 
 def test_missing_tools_are_reported_as_skipped(monkeypatch):
     _only_points(monkeypatch, ("sft",))
-    monkeypatch.setattr(ct, "ruff_command", lambda: None)
-    monkeypatch.setattr(ct, "suite_skip_reason", lambda: "torch is not installed (test)")
+    monkeypatch.setattr(gates, "ruff_command", lambda: None)
+    monkeypatch.setattr(gates, "suite_skip_reason", lambda: "torch is not installed (test)")
     code, payload = _json()
     assert code == 0, payload["message"]
     assert "ruff is not installed" in payload["stages"]["ruff-format"]["skipped_reason"]
@@ -208,7 +209,7 @@ def test_full_runs_the_suite_on_every_point_and_the_fast_form_on_the_subset(monk
         "run_suites",
         lambda work, results, *rest: chosen.append([p.id for p in results if p.suite]),
     )
-    monkeypatch.setattr(ct, "ruff_command", lambda: None)
+    monkeypatch.setattr(gates, "ruff_command", lambda: None)
     ct.run_check(full=False)
     ct.run_check(full=True)
     assert chosen == [["p000", "p001"], ["p000", "p001", "p002"]]

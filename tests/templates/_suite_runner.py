@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from ffgen.checkout import layout
-from ffgen.quality.check_templates import FailedTests
+from ffgen.quality.runner import FailedTests
 
 
 def _forget(test_modules: set[str]) -> None:
