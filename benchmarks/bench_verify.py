@@ -67,7 +67,8 @@ GENERATION_HOOKS = '''
 '''
 DATASET_HOOKS = '''
     def optimize_batch(self, batch) -> None:
-        self._apply_optimizer_step({})
+        if self.accelerator.sync_gradients:
+            self._apply_optimizer_step({})
 '''
 ONLINE_YAML = '''data:
   datasets:

@@ -12,6 +12,34 @@ from typing import Annotated
 
 import typer
 
+from ffgen.cli_options import (
+    _FLAG_NAMES,
+    _NAME_HELP,
+    _PARAM_SPEC,
+    _Acquisition,
+    _Answers,
+    _Cadence,
+    _Category,
+    _ClassName,
+    _Debug,
+    _DryRun,
+    _Dynamics,
+    _Extends,
+    _Feedback,
+    _Finetune,
+    _Force,
+    _Format,
+    _Like,
+    _ModelType,
+    _opt,
+    _Ownership,
+    _Paradigm,
+    _Param,
+    _Roles,
+    _State,
+    _Supervision,
+    _Yes,
+)
 from ffgen.errors import EXIT_USAGE, FfgenError
 
 app = typer.Typer(
@@ -28,62 +56,34 @@ def _fail(exc: FfgenError, debug: bool) -> None:
         raise exc
     from rich.console import Console
 
+    from ffgen import stdout_guard
+
+    stdout_guard.error_reported()  # the error line is the one line, lost output or not
+
     Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"[bold red]error:[/bold red] {exc.message}", markup=True
     )
     raise typer.Exit(exc.exit_code)
 
 
-def _opt(metavar: str, help_text: str, *names: str):
-    return typer.Option(*names, metavar=metavar, help=help_text)
+def _print_version(value: bool) -> None:
+    if value:
+        from ffgen import __version__
+
+        print(f"ffgen {__version__}")
+        raise typer.Exit(0)
 
 
-# The seven classification questions and the other answers, one flag each (see ffgen.classify).
-_Text = str | None
-_Acquisition = Annotated[
-    _Text, _opt("generation|dataset", "Generated samples or a finite dataset.")
-]
-_Feedback = Annotated[
-    _Text, _opt("runtime_reward|none", "Whether a runtime reward scores samples.")
-]
-_Paradigm = Annotated[
-    _Text, _opt("coupled|decoupled|distillation", "How the objective uses samples.")
-]
-_Dynamics = Annotated[_Text, _opt("sde|ode|any", "Sampler dynamics the objective needs.")]
-_Supervision = Annotated[
-    _Text,
-    _opt(
-        "prompts|demonstrations|preference_pairs|record:<TypeName>",
-        "What supervises the objective.",
-    ),
-]
-_State = Annotated[_Text, _opt("legacy|structured", "Single- or multi-component latent state.")]
-_Ownership = Annotated[_Text, _opt("single|multi_role|snapshots", "Who owns trainable weights.")]
-_Roles = Annotated[_Text, _opt("A,B", "Role names for multi_role.")]
-_Cadence = Annotated[
-    _Text,
-    _opt(
-        "ROLE=N[,ROLE=N]",
-        "Optimizer steps per training step of a non-primary role (multi_role distillation).",
-    ),
-]
-_ModelType = Annotated[_Text, _opt("TYPE", "Model type for the example config.")]
-_Finetune = Annotated[_Text, _opt("lora|full", "Fine-tuning of the example config.")]
-_Category = Annotated[_Text, _opt("DIR", "Trainer folder (default from answers).")]
-_ClassName = Annotated[_Text, _opt("STEM", "Class stem, e.g. GRPOX for acronyms.")]
-_Yes = Annotated[bool, typer.Option("--yes", "-y", help="Never ask; take sound defaults.")]
-_DryRun = Annotated[bool, typer.Option("--dry-run", help="Show the plan and diffs; write nothing.")]
-_Force = Annotated[bool, typer.Option("--force", help="Overwrite conflicting files.")]
-_Answers = Annotated[
-    Path | None, _opt("FILE", "Replay a record (.ffgen/answers/KEY.yml).", "--answers")
-]
-_Format = Annotated[str, _opt("text|json", "Plan output.", "--format")]
-_Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
-_NAME_HELP = "Algorithm name, e.g. my-algo (registry key)."
-_FLAG_NAMES = (
-    "acquisition", "feedback", "paradigm", "dynamics", "supervision", "state", "ownership",
-    "roles", "role_cadence", "model_type", "finetune_type", "category",
-)  # fmt: skip
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print ffgen's version."
+        ),
+    ] = False,
+) -> None:
+    """Generate and verify Flow-Factory training algorithms."""
 
 
 @app.command()
@@ -102,7 +102,10 @@ def new(
     model_type: _ModelType = None,
     finetune_type: _Finetune = None,
     category: _Category = None,
+    param: _Param = None,
     class_name: _ClassName = None,
+    like: _Like = None,
+    extends: _Extends = None,
     yes: _Yes = False,
     dry_run: _DryRun = False,
     force: _Force = False,
@@ -111,6 +114,7 @@ def new(
     debug: _Debug = False,
 ) -> None:
     """Classify a new algorithm and write everything its integration needs."""
+    from ffgen.classify.params import params_text
     from ffgen.generate.new import NewRequest, run_new
 
     given = locals()
@@ -118,12 +122,14 @@ def new(
         name=name,
         class_name=class_name,
         checkout=checkout,
-        flags={flag: given[flag] for flag in _FLAG_NAMES},
+        flags={**{flag: given[flag] for flag in _FLAG_NAMES}, "params": params_text(param)},
         interactive=not yes and answers is None and _is_terminal(sys.stdin),
         dry_run=dry_run,
         force=force,
         fmt=fmt,
         answers_file=answers,
+        like=like,
+        extends=extends,
     )
     try:
         code = run_new(request)
@@ -155,7 +161,9 @@ def verify(
     checkout: Path | None = typer.Option(None, metavar="DIR", help="Flow-Factory checkout root."),
     algorithm: str | None = typer.Option(None, metavar="KEY", help="Check one registry key only."),
     fmt: str = typer.Option("text", "--format", metavar="text|json|github", help="Output."),
-    explain: str | None = typer.Option(None, metavar="ID", help="Print a rule's rationale."),
+    explain: str | None = typer.Option(
+        None, metavar="ID|all", help="Print a rule's rationale (all: list every rule)."
+    ),
     fix: bool = typer.Option(
         False, "--fix", help="Repair the mechanical findings (imports, re-exports, registries)."
     ),
@@ -220,13 +228,20 @@ def remove(
     force: bool = typer.Option(
         False, "--force", help="Also delete edited files; ignore remaining uses."
     ),
+    keep_edited: bool = typer.Option(
+        False, "--keep-edited", help="Remove the rest; keep edited files as your own (untracked)."
+    ),
     fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
     debug: bool = _DEBUG,
 ) -> None:
-    """Take an algorithm out: its files, registry entries and docs section."""
+    """Take an algorithm out: its files, registry entries, docs section and record.
+
+    Files you edited since ffgen wrote them stop it (they are listed) unless --keep-edited or
+    --force says what to do with them."""
     from ffgen.lifecycle.commands import run_remove
 
-    _run(debug, lambda: run_remove(checkout, key, dry_run=dry_run, force=force, fmt=fmt))
+    _run(debug, lambda: run_remove(checkout, key, dry_run=dry_run, force=force, fmt=fmt,
+                                   keep_edited=keep_edited))
 
 
 @app.command()
@@ -237,6 +252,9 @@ def update(
     conflict: str = typer.Option(
         "refuse", "--conflict", metavar="inline|refuse", help="What to do with conflicts."
     ),
+    from_source: bool = typer.Option(
+        False, "--from-source", help="A --like copy: also merge its source's changes since."
+    ),
     fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
     debug: bool = _DEBUG,
 ) -> None:
@@ -245,7 +263,8 @@ def update(
 
     _run(
         debug,
-        lambda: run_update(checkout, key, dry_run=dry_run, conflict=conflict, fmt=fmt),
+        lambda: run_update(checkout, key, dry_run=dry_run, conflict=conflict, fmt=fmt,
+                           from_source=from_source),
     )
 
 
@@ -267,12 +286,60 @@ def skill(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diff; write nothing."),
     force: bool = typer.Option(False, "--force", help="Overwrite a skill file edited by hand."),
     fmt: str = typer.Option("text", "--format", metavar="text|json", help="Plan output."),
+    remove: bool = typer.Option(
+        False, "--remove", help="Take the skill and its AGENTS.md pointer out again."
+    ),
     debug: bool = _DEBUG,
 ) -> None:
-    """Write the agent skill that drives ffgen into the checkout (.agents/skills/ffgen/SKILL.md)."""
+    """Write the agent skill that drives ffgen into the checkout (.agents/skills/ffgen/SKILL.md)
+    and point AGENTS.md at it."""
     from ffgen.skill import run_skill
 
-    _run(debug, lambda: run_skill(checkout, dry_run=dry_run, force=force, fmt=fmt))
+    _run(
+        debug,
+        lambda: run_skill(checkout, dry_run=dry_run, force=force, fmt=fmt, remove=remove),
+    )
+
+
+param_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Add or remove a generated algorithm's hyperparameters (after `ffgen new`).",
+)
+app.add_typer(param_app, name="param")
+_KEY = typer.Argument(..., metavar="KEY", help="Registry key of the algorithm.")
+_PARAM_DRY_RUN = typer.Option(False, "--dry-run", help="Show the plan and diffs only.")
+_PARAM_FORMAT = typer.Option("text", "--format", metavar="text|json", help="Plan output.")
+
+
+@param_app.command("add")
+def param_add(
+    key: str = _KEY,
+    specs: list[str] = typer.Argument(..., metavar=f"{_PARAM_SPEC}...", help="Params to add."),
+    checkout: Path | None = _CHECKOUT,
+    dry_run: bool = _PARAM_DRY_RUN,
+    fmt: str = _PARAM_FORMAT,
+    debug: bool = _DEBUG,
+) -> None:
+    """Add hyperparameters: the field and its checks, the example, the docs row and tests."""
+    from ffgen.lifecycle.params import run_param
+
+    _run(debug, lambda: run_param(checkout, key, add=specs, dry_run=dry_run, fmt=fmt))
+
+
+@param_app.command("remove")
+def param_remove(
+    key: str = _KEY,
+    names: list[str] = typer.Argument(..., metavar="NAME...", help="Params to remove."),
+    checkout: Path | None = _CHECKOUT,
+    dry_run: bool = _PARAM_DRY_RUN,
+    fmt: str = _PARAM_FORMAT,
+    debug: bool = _DEBUG,
+) -> None:
+    """Remove hyperparameters that `param add` or `new --param` added."""
+    from ffgen.lifecycle.params import run_param
+
+    _run(debug, lambda: run_param(checkout, key, remove=names, dry_run=dry_run, fmt=fmt))
 
 
 def _is_terminal(stream) -> bool:
@@ -300,7 +367,7 @@ def _escaping_output() -> None:
 
 
 def main() -> None:
-    """The ``ffgen`` command: click's own usage errors become one ``error:`` line too."""
+    """The ``ffgen`` command: one ``error:`` line for every problem, a closed stdout included."""
     import signal
 
     handler = signal.getsignal(signal.SIGINT)
@@ -308,25 +375,38 @@ def main() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     _streams_that_exist()
     _escaping_output()
+    from ffgen import stdout_guard
+
+    stdout_guard.install()  # a closed pipe on stdout is reported, never a traceback
+    code = _app_code()
+    lost = stdout_guard.lost_output()
+    if lost is not None:
+        print(lost, file=sys.stderr)
+        sys.exit(stdout_guard.EXIT_PIPE)
+    sys.exit(code)
+
+
+def _app_code() -> int:
+    """Run the app; click's own usage errors become one ``error:`` line too."""
     usage_error, click_error = _click_errors()
     try:
         code = app(standalone_mode=False)
     except KeyboardInterrupt:
-        sys.exit(EXIT_USAGE)
+        return EXIT_USAGE
     except typer.Abort:  # Ctrl+C or end of input at a prompt
-        sys.exit(EXIT_USAGE)
+        return EXIT_USAGE
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `ffgen`: the help is the answer
             exc.show()
-            sys.exit(exc.exit_code)
+            return exc.exit_code
         where = exc.ctx.command_path if exc.ctx is not None else "ffgen"
         message = exc.format_message().rstrip(".")
         print(f"error: {message}; see `{where} --help`", file=sys.stderr)
-        sys.exit(EXIT_USAGE)
+        return EXIT_USAGE
     except click_error as exc:
         print(f"error: {exc.format_message()}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    sys.exit(code or 0)
+        return exc.exit_code
+    return code or 0
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception]]:

@@ -53,6 +53,38 @@ def print_diff(console: Console, diff: str) -> None:
     console.print(text, soft_wrap=True, end="")
 
 
+def show_conflicts(console: Console, conflicts) -> None:
+    """Each conflicting hunk in the layout ``--conflict inline`` writes, under the file and lines
+    of each side. ``conflicts``: ``update``'s ``FileConflict`` values (path, conflict)."""
+    from rich.text import Text
+
+    for fc in conflicts:
+        console.print(Text.assemble(("CONFLICT", "bold red"), f" {fc.path}: ",
+                                    fc.conflict.describe()))
+        console.print(_hunk_text(fc.conflict), soft_wrap=True, end="")
+
+
+def _hunk_text(c):
+    """Plain ``Text`` (never parsed as markup: the lines are the user's code)."""
+    from rich.text import Text
+
+    from ffgen.lifecycle.merge3 import BASE_MARK, OURS_MARK, SEP_MARK, THEIRS_MARK
+
+    text = Text()
+    text.append(f"{OURS_MARK} ours (your file)\n", "bold")
+    text.append(_joined(c.ours), "green")
+    text.append(f"{BASE_MARK} base (what ffgen wrote)\n", "bold")
+    text.append(_joined(c.base), "dim")
+    text.append(f"{SEP_MARK}\n", "bold")
+    text.append(_joined(c.theirs), "yellow")
+    text.append(f"{THEIRS_MARK} theirs (today's templates)\n", "bold")
+    return text
+
+
+def _joined(lines) -> str:
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
 def print_plain_json(data: object) -> None:
     """JSON for machines: plain text on stdout (rich would colour and wrap it on a terminal)."""
     print(json.dumps(data, indent=2))

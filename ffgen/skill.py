@@ -8,7 +8,10 @@ which family, the file paths) are computed from :mod:`ffgen.classify.rules`,
 :mod:`ffgen.classify.interview`
 and :mod:`ffgen.checkout.layout` here, so the skill cannot describe an ffgen that no longer exists.
 
-Same stages as ``new``: facts -> plan (one owned file, in memory) -> render -> apply.
+It also points ``AGENTS.md`` (where the checkout routes agent work) at the skill, in one marked
+block (:mod:`ffgen.agents_md`); ``ffgen skill --remove`` takes both out again.
+
+Same stages as ``new``: facts -> plan (in memory) -> render -> apply.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ffgen import errors
+from ffgen import agents_md, errors
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView, find_root
 from ffgen.classify.model import Acquisition, Family, Feedback, SupervisionKind
@@ -32,7 +35,7 @@ from ffgen.classify.rules import (
 )
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.generate import render
-from ffgen.generate.plan import Plan, owned_file
+from ffgen.generate.plan import FileChange, Plan, Status, owned_file
 
 SKILL_PATH = ".agents/skills/ffgen/SKILL.md"
 SKILL_TEMPLATE = "skill/SKILL.md.jinja"
@@ -171,17 +174,48 @@ def render_skill() -> str:
 
 
 def plan_skill(view: CheckoutView, *, force: bool) -> Plan:
-    """One owned file: created, identical, or (edited by hand) a conflict unless ``force``."""
-    return Plan(key="ffgen", changes=(owned_file(view, SKILL_PATH, render_skill(), force),))
+    """The skill file (owned: created, identical, or edited by hand a conflict unless
+    ``force``) and its pointer in ``AGENTS.md``."""
+    changes = (owned_file(view, SKILL_PATH, render_skill(), force), _pointer(view, force))
+    return Plan(key="ffgen", changes=changes)
 
 
-def skill_json(root: Path, plan: Plan, dry_run: bool) -> dict[str, object]:
+def _pointer(view: CheckoutView, force: bool) -> FileChange:
+    old = view.read(agents_md.AGENTS_PATH)
+    new = agents_md.with_block(old, SKILL_PATH)
+    if old is None:
+        return FileChange(agents_md.AGENTS_PATH, Status.CREATE, None, new)
+    if old == new:
+        return FileChange(agents_md.AGENTS_PATH, Status.IDENTICAL, old, new)
+    # A block someone edited is theirs until --force; adding a missing one is not a conflict.
+    edited = agents_md.has_block(old) and not force
+    return FileChange(agents_md.AGENTS_PATH, Status.CONFLICT if edited else Status.UPDATE, old, new)
+
+
+def plan_skill_removal(view: CheckoutView, *, force: bool) -> Plan:
+    """``--remove``: the skill file goes (edited by hand: a conflict unless ``force``) and the
+    pointer comes out of ``AGENTS.md`` (the file goes too when ffgen created it for it)."""
+    changes = []
+    skill = view.read(SKILL_PATH)
+    if skill is not None:
+        status = Status.DELETE if skill == render_skill() or force else Status.CONFLICT
+        changes.append(FileChange(SKILL_PATH, status, skill, ""))
+    guide = view.read(agents_md.AGENTS_PATH)
+    if guide is not None and agents_md.has_block(guide):
+        left = agents_md.without_block(guide)
+        status = Status.DELETE if left is None else Status.UPDATE
+        changes.append(FileChange(agents_md.AGENTS_PATH, status, guide, left or ""))
+    return Plan(key="ffgen", changes=tuple(changes))
+
+
+def skill_json(root: Path, plan: Plan, dry_run: bool, remove: bool = False) -> dict[str, object]:
     from ffgen.output import files_json
 
     return {
         "command": "skill",
         "checkout": str(root),
         "dry_run": dry_run,
+        "remove": remove,
         "files": files_json(plan),
     }
 
@@ -193,6 +227,7 @@ def run_skill(
     force: bool,
     fmt: str,
     console: Console | None = None,
+    remove: bool = False,
 ) -> int:
     from ffgen.output import output_console
     from ffgen.write.journal import holding
@@ -202,28 +237,38 @@ def run_skill(
     console = console or output_console()
     root = find_root(checkout)
     with holding(root, writes=not dry_run):
-        plan = plan_skill(CheckoutView(root), force=force)
-        return _show_and_write(console, root, plan, dry_run=dry_run, fmt=fmt)
+        view = CheckoutView(root)
+        plan = plan_skill_removal(view, force=force) if remove else plan_skill(view, force=force)
+        return _show_and_write(console, root, plan, dry_run=dry_run, fmt=fmt, remove=remove)
 
 
-def _show_and_write(console: Console, root: Path, plan, *, dry_run: bool, fmt: str) -> int:
+def _show_and_write(
+    console: Console, root: Path, plan, *, dry_run: bool, fmt: str, remove: bool
+) -> int:
     from ffgen.output import show_changes
     from ffgen.write.apply import apply_plan
 
     if fmt == "text":
-        console.print(f"[bold]ffgen skill[/bold]{' (dry run)' if dry_run else ''}")
+        title = "ffgen skill --remove" if remove else "ffgen skill"
+        console.print(f"[bold]{title}[/bold]{' (dry run)' if dry_run else ''}")
         show_changes(console, plan, diffs=dry_run)
     if plan.conflicts:
         if fmt == "json":  # documented: the plan, written false
-            print(json.dumps(skill_json(root, plan, dry_run), indent=2))
+            print(json.dumps(skill_json(root, plan, dry_run, remove), indent=2))
+        paths = ", ".join(c.path for c in plan.conflicts)
+        if remove:
+            raise RefusedError(
+                f"{paths} was edited by hand; nothing was removed: re-run with --remove --force "
+                "to delete it anyway"
+            )
         raise RefusedError(
-            f"{SKILL_PATH} differs from what ffgen would write (edited by hand?); nothing was "
+            f"{paths} differs from what ffgen would write (edited by hand?); nothing was "
             "written: re-run with --force to overwrite it"
         )
     written = () if dry_run else apply_plan(root, plan)
     if fmt == "json":
         # Plain print, not rich: on a terminal rich would colour and wrap the JSON.
-        print(json.dumps(skill_json(root, plan, dry_run), indent=2))
+        print(json.dumps(skill_json(root, plan, dry_run, remove), indent=2))
     elif not dry_run:
         console.print(f"{len(written)} file(s) written under {root}")
     return EXIT_OK

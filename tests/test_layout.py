@@ -13,7 +13,10 @@ FUNCTION_LINES = 50
 
 
 def _modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if "templates" not in p.parts)
+    # compiled/ holds Jinja's output for the shipped templates: generated, checked against the
+    # template sources by tests/core/test_compiled_templates.py, never edited by hand.
+    skip = {"templates", "compiled"}
+    return sorted(p for p in PACKAGE.rglob("*.py") if not skip & set(p.parts))
 
 
 def _subpackages() -> list[Path]:
@@ -40,3 +43,19 @@ def test_each_subpackage_says_what_it_is_and_is_in_the_readme(package: Path):
     assert f"`ffgen/{package.name}/`" in README.read_text(encoding="utf-8"), (
         f"README's layout section does not describe ffgen/{package.name}/"
     )
+
+
+def test_every_subpackage_ships_in_the_wheel():
+    """setuptools lists packages by hand here (templates/ maps to ffgen.templates): a package
+    left out of pyproject.toml works in an editable install and is missing from a real one."""
+    import re
+
+    text = (PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8")
+    block = re.search(r"^packages = \[(.*?)\]", text, re.M | re.S)
+    listed = set(re.findall(r'"([\w.]+)"', block.group(1)))
+    found = {
+        ".".join(p.parent.relative_to(PACKAGE.parent).parts)
+        for p in PACKAGE.rglob("__init__.py")
+        if "templates" not in p.parts and "__pycache__" not in p.parts
+    }
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"

@@ -36,7 +36,7 @@ def parse_module(view: CheckoutView, rel: str) -> ast.Module:
     if text is None:
         raise RefusedError(f"{rel} is missing from the checkout; ffgen needs it")
     try:
-        return ast.parse(text, filename=rel)
+        return view.python_tree(rel, text)
     except SyntaxError as exc:
         raise RefusedError(
             f"{rel}:{exc.lineno}: does not parse ({exc.msg}); fix it first"

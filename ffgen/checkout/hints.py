@@ -1,9 +1,11 @@
 """What the checkout offers that shapes rendering (read statically; no checkout code runs).
 
-Two hints: whether the checkout ships the OPD teacher-loading helper (then generated distillation
-trainers call it instead of carrying their own loader), and the settings of the example configs
-it already has per model type (then a generated example starts from that model, dataset and
-reward, so it runs as written instead of carrying a placeholder path).
+Four hints: its code style (:mod:`ffgen.checkout.style`: the licence header and the spelling of
+generics its modules use), how it trains from a config (``ff-train``, or the sandbox's runnable
+``flow_factory.train`` module), whether the checkout ships the OPD teacher-loading helper (then
+generated distillation trainers call it instead of carrying their own loader), and the settings
+of the example configs it already has per model type (then a generated example starts from that
+model, dataset and reward, so it runs as written instead of carrying a placeholder path).
 
 A generated example carries every setting of its base example that the model needs: the whole
 ``model:`` block but for what the algorithm decides (see ``_model_settings``), the run's mixed
@@ -17,6 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
+from ffgen.checkout.style import DEFAULT_STYLE, CodeStyle, read_style
 from ffgen.checkout.view import CheckoutView
 
 TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
@@ -40,14 +43,34 @@ class ExampleSettings:
     generated: bool = False  # the example of an algorithm ffgen generated (it has a record)
 
 
+# Flow-Factory trains through its ``ff-train`` script (installed by ``pip install -e .``); a
+# checkout with a runnable ``flow_factory.train`` module (the sandbox, used uninstalled) trains
+# without installing, so that is the command its generated docs and examples name.
+INSTALLED_TRAIN = "ff-train"
+TRAIN_MODULE = "src/flow_factory/train.py"
+MODULE_TRAIN = "PYTHONPATH=src python -m flow_factory.train"
+
+
 @dataclass(frozen=True)
 class CheckoutHints:
     teacher_loader: bool
     examples: tuple[ExampleSettings, ...]
+    style: CodeStyle = DEFAULT_STYLE  # the header and generics its own modules use
+    train_command: str = INSTALLED_TRAIN  # how its docs say to train from a config
 
 
 def read_hints(view: CheckoutView) -> CheckoutHints:
-    return CheckoutHints(teacher_loader=_has_teacher_loader(view), examples=_examples(view))
+    return CheckoutHints(
+        teacher_loader=_has_teacher_loader(view),
+        examples=_examples(view),
+        style=read_style(view),
+        train_command=_train_command(view),
+    )
+
+
+def _train_command(view: CheckoutView) -> str:
+    text = view.read(TRAIN_MODULE) or ""
+    return MODULE_TRAIN if '__name__ == "__main__"' in text else INSTALLED_TRAIN
 
 
 def _has_teacher_loader(view: CheckoutView) -> bool:
@@ -55,7 +78,7 @@ def _has_teacher_loader(view: CheckoutView) -> bool:
     if text is None:
         return False
     try:
-        tree = ast.parse(text)
+        tree = view.python_tree(TEACHER_HELPER_MODULE, text)
     except SyntaxError:
         return False
     return any(
@@ -71,7 +94,7 @@ def _examples(view: CheckoutView) -> tuple[ExampleSettings, ...]:
     for example in load_examples(view):
         settings = _settings(example.path, example.data)
         if settings is not None:
-            answers = _recorded_answers(view, settings.trainer_type)
+            answers = answers_on_record(view, settings.trainer_type)
             found.append(replace(settings, kind=_kind(settings.trainer_type, answers),
                                  generated=bool(answers)))
     return tuple(found)
@@ -95,8 +118,9 @@ def _kind(trainer_type: str, answers: dict) -> str:
         supervision, "record")
 
 
-def _recorded_answers(view: CheckoutView, key: str) -> dict:
-    """The answers of ffgen's record of ``key`` (only the head is parsed: no pristine texts)."""
+def answers_on_record(view: CheckoutView, key: str) -> dict:
+    """The answers of ffgen's record of ``key`` ({} when there is none; only the head of the
+    record is parsed)."""
     import yaml
 
     from ffgen.lifecycle.records import answers_path

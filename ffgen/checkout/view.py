@@ -6,8 +6,9 @@ without writing it (an :class:`Overlay`).
 
 from __future__ import annotations
 
+import ast
 import fnmatch
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,8 +19,29 @@ from ffgen.errors import RefusedError, UsageError
 class CheckoutView:
     """Relative-path, text-only view of a checkout on disk."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, share_parses_with: CheckoutView | None = None) -> None:
         self.root = Path(root)
+        # (kind, path, text) -> what ``parse`` made of the text: one parse per file per command.
+        # Keyed by content, so views of copies of one checkout may share it.
+        self._parsed: dict[tuple[str, str, str], object] = (
+            {} if share_parses_with is None else share_parses_with.parse_cache()
+        )
+
+    def parse_cache(self) -> dict[tuple[str, str, str], object]:
+        return self._parsed
+
+    def parsed(self, kind: str, rel: str, text: str, parse: Callable[[str, str], object]):
+        """``parse(text, rel)``, made once per file content and kind for this view and every
+        overlay on it (an overlay's changed file is a different text, so a different entry).
+        Callers share the result: they must not change it. An exception is not kept."""
+        key = (kind, rel, text)
+        if key not in self._parsed:
+            self._parsed[key] = parse(text, rel)
+        return self._parsed[key]
+
+    def python_tree(self, rel: str, text: str) -> ast.Module:
+        """``ast.parse(text, filename=rel)``, shared (see :meth:`parsed`); raises like it."""
+        return self.parsed("ast", rel, text, _parse_python)
 
     def read(self, rel: str) -> str | None:
         path = self.root / rel
@@ -67,6 +89,12 @@ class Overlay(CheckoutView):
     def __post_init__(self) -> None:
         self.root = self.base.root
 
+    def parsed(self, kind: str, rel: str, text: str, parse: Callable[[str, str], object]):
+        return self.base.parsed(kind, rel, text, parse)
+
+    def parse_cache(self) -> dict[tuple[str, str, str], object]:
+        return self.base.parse_cache()
+
     def read(self, rel: str) -> str | None:
         if rel in self.changes:
             return self.changes[rel]
@@ -82,6 +110,10 @@ class Overlay(CheckoutView):
     def files(self, pattern: str) -> list[str]:
         extra = [p for p in self.changes if _glob_match(p, pattern)]
         return sorted(set(self.base.files(pattern)) | set(extra))
+
+
+def _parse_python(text: str, rel: str) -> ast.Module:
+    return ast.parse(text, filename=rel)
 
 
 def _glob_match(path: str, pattern: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ffgen.classify.model import (
     ROLE_RE,
@@ -23,6 +23,7 @@ from ffgen.classify.model import (
     State,
     Supervision,
 )
+from ffgen.classify.params import parse_params
 from ffgen.classify.rules import (
     QUESTION_ORDER,
     SOUND_DEFAULTS,
@@ -31,6 +32,19 @@ from ffgen.classify.rules import (
     parse_role_cadence,
 )
 from ffgen.errors import UsageError
+
+# Where each resolved answer came from (``new --format json`` reports it per answer).
+GIVEN, FORCED, DEFAULTED = "given", "forced", "defaulted"
+Sources = dict[str, str]
+
+
+def mark(sources: Sources | None, before: Answers, after: Answers, how: str) -> None:
+    """Record ``how`` for every answer ``after`` has and ``before`` had not."""
+    if sources is None:
+        return
+    for f in fields(Answers):
+        if getattr(before, f.name) in (None, ()) and getattr(after, f.name) not in (None, ()):
+            sources.setdefault(f.name, how)
 
 
 @dataclass(frozen=True)
@@ -135,6 +149,8 @@ def from_flags(values: dict[str, str | None]) -> Answers:
             parsed[prop] = check_model_type(text)
         elif prop == "category":
             parsed[prop] = check_category(text)
+        elif prop == "params":
+            parsed[prop] = parse_params(text)
         else:
             parsed[prop] = text
     return Answers(**parsed)
@@ -167,49 +183,98 @@ def check_category(text: str) -> str:
     return text
 
 
-def complete_non_interactive(a: Answers, model_types: tuple[str, ...]) -> tuple[Answers, tuple]:
-    """Fill forced answers and sound defaults; name the first flag that has neither."""
-    a, notes = fill_forced(a)
+def complete_non_interactive(
+    a: Answers, model_types: tuple[str, ...], sources: Sources | None = None
+) -> tuple[Answers, tuple]:
+    """Fill forced answers and sound defaults; name the first flag that has neither.
+
+    ``sources`` (when given) is filled with how each answer was resolved."""
+    mark(sources, Answers(), a, GIVEN)
+    a, notes = _forced(a, sources)
     for prop in (*QUESTION_ORDER, "finetune_type"):
         if getattr(a, prop) is None and prop in SOUND_DEFAULTS:
-            a = a.with_(**{prop: SOUND_DEFAULTS[prop]})
-            a, more = fill_forced(a)
+            before, a = a, a.with_(**{prop: SOUND_DEFAULTS[prop]})
+            mark(sources, before, a, DEFAULTED)
+            a, more = _forced(a, sources)
             notes += more
     if a.model_type is None and len(model_types) == 1:
         a = a.with_(model_type=model_types[0])
-    for prop in (*QUESTION_ORDER, "model_type"):
+        mark(sources, Answers(), a, FORCED)
+        notes += (only_model_type(model_types[0]),)
+    for prop in QUESTION_ORDER:
         if getattr(a, prop) is None:
             raise UsageError(
                 f"missing {flag_name(prop)}: it has no sound default for these answers; pass it "
                 "explicitly (no questions are asked without a terminal)"
             )
+    if a.model_type is None:
+        raise UsageError(missing_model_type(model_types))
+    return a, notes
+
+
+def only_model_type(model_type: str) -> str:
+    return f"model_type = {model_type} (the only model type in this checkout's model registry)"
+
+
+def missing_model_type(model_types: tuple[str, ...]) -> str:
+    """The refusal of a missing ``--model-type``, listing the checkout's choices."""
+    if not model_types:
+        return ("missing --model-type: this checkout's model registry cannot be read; pass the "
+                "model type the example config should train")
+    return (f"missing --model-type: choose one of this checkout's model types: "
+            f"{', '.join(model_types)}")
+
+
+def _forced(a: Answers, sources: Sources | None) -> tuple[Answers, tuple[str, ...]]:
+    before = a
+    a, notes = fill_forced(a)
+    mark(sources, before, a, FORCED)
     return a, notes
 
 
 def interview(
-    a: Answers, model_types: tuple[str, ...], ask, say, model_default: str | None = None
+    a: Answers,
+    model_types: tuple[str, ...],
+    ask,
+    say,
+    model_default: str | None = None,
+    sources: Sources | None = None,
 ) -> Answers:
-    """Ask what is open, in order. ``ask(question, default) -> str``; ``say(text)`` informs.
+    """Ask what is open, in order. ``ask(question, default) -> str`` (empty: take the default);
+    ``say(text)`` informs. A question with one possible answer is skipped with the reason.
 
-    ``model_default`` (the model type the checkout's examples use most) is offered first.
+    ``model_default`` (the model type the checkout's examples use most) is offered first;
+    ``sources`` (when given) is filled with how each answer was resolved.
     """
+    mark(sources, Answers(), a, GIVEN)
     for prop in (*QUESTION_ORDER, "finetune_type"):
-        a, notes = fill_forced(a)
+        a, notes = _forced(a, sources)
         for note in notes:
             say(f"skipping {note}")
         if getattr(a, prop) is None:
-            question = QUESTIONS[prop]
-            default = SOUND_DEFAULTS.get(prop)
-            a = a.with_(**{prop: _ask_until_valid(question, default, ask, say)})
+            value, how = _ask_until_valid(QUESTIONS[prop], SOUND_DEFAULTS.get(prop), ask, say)
+            a = _answered(a, prop, value, how, sources)
         if prop == "ownership" and a.ownership is Ownership.MULTI_ROLE:
-            a = _ask_roles(a, ask, say)
+            a = _ask_roles(a, ask, say, sources)
     if a.model_type is None:
-        default = model_default if model_default in model_types else None
-        if len(model_types) == 1:
-            default = model_types[0]
-        q = Question("model_type", "Model type for the example config.", model_types, str)
-        a = a.with_(model_type=_ask_until_valid(q, default, ask, say))
+        a = _model_type(a, model_types, ask, say, model_default, sources)
     return a
+
+
+def _answered(a: Answers, prop: str, value: object, how: str, sources: Sources | None) -> Answers:
+    after = a.with_(**{prop: value})
+    mark(sources, a, after, how)
+    return after
+
+
+def _model_type(a, model_types, ask, say, model_default, sources) -> Answers:
+    if len(model_types) == 1:  # one possible answer: nothing to ask
+        say(f"skipping {only_model_type(model_types[0])}")
+        return _answered(a, "model_type", model_types[0], FORCED, sources)
+    default = model_default if model_default in model_types else None
+    q = Question("model_type", "Model type for the example config.", model_types, str)
+    value, how = _ask_until_valid(q, default, ask, say)
+    return _answered(a, "model_type", value, how, sources)
 
 
 def _parse_role_list(text: str) -> tuple[str, ...]:
@@ -227,13 +292,15 @@ ROLES_QUESTION = Question(
 )
 
 
-def _ask_roles(a: Answers, ask, say) -> Answers:
+def _ask_roles(a: Answers, ask, say, sources: Sources | None = None) -> Answers:
     """The roles (unless given), then, for the distillation objective (the one that trains
     several roles), the cadence of each role after the first (unless given)."""
     if not a.roles:
-        a = a.with_(roles=_ask_until_valid(ROLES_QUESTION, None, ask, say))
+        value, how = _ask_until_valid(ROLES_QUESTION, None, ask, say)
+        a = _answered(a, "roles", value, how, sources)
     if not a.role_cadence and a.paradigm is Paradigm.DISTILLATION:
-        a = a.with_(role_cadence=_ask_until_valid(_cadence_question(a.roles), "", ask, say))
+        value, how = _ask_until_valid(_cadence_question(a.roles), "", ask, say)
+        a = _answered(a, "role_cadence", value, how, sources)
     return a
 
 
@@ -254,9 +321,18 @@ def _cadence_question(roles: tuple[str, ...]) -> Question:
     )
 
 
-def _ask_until_valid(question: Question, default, ask, say) -> object:
+def _ask_until_valid(question: Question, default, ask, say) -> tuple[object, str]:
+    """The parsed answer and how it came (typed: given; Enter on a default: defaulted). Enter
+    where there is no default asks again, as an invalid reply does."""
+    shown = getattr(default, "value", default)
     while True:
-        text = ask(question, getattr(default, "value", default))
+        text = ask(question, shown)
+        how = GIVEN
+        if text is None or not str(text).strip():
+            if shown is None:
+                say(f"[red]{question.prop} has no default: {_what_to_type(question)}[/red]")
+                continue
+            text, how = str(shown), DEFAULTED
         try:
             value = question.parse(text)
         except UsageError as exc:
@@ -265,4 +341,10 @@ def _ask_until_valid(question: Question, default, ask, say) -> object:
         if question.choices and question.prop == "model_type" and value not in question.choices:
             say(f"[red]choose one of {', '.join(question.choices)}[/red]")
             continue
-        return value
+        return value, how
+
+
+def _what_to_type(question: Question) -> str:
+    if question.choices:
+        return f"type one of {'|'.join(question.choices)}"
+    return "type an answer"

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from ffgen.classify.params import ParamSet
 from ffgen.errors import UsageError
 
 
@@ -151,6 +152,8 @@ class Answers:
     category: str | None = None
     # multi_role only: (role, optimizer steps per training step) for roles not on the default 1
     role_cadence: tuple[tuple[str, int], ...] = ()
+    # hyperparameters the arguments class adds (``--param``); None: none
+    params: ParamSet | None = None
 
     def with_(self, **changes: object) -> Answers:
         return replace(self, **changes)

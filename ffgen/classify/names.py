@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ffgen.errors import UsageError
@@ -23,6 +24,27 @@ _YAML_WORDS = {
 # of these names would shadow it.
 _FRAMEWORK_CLASSES = ("BaseTrainer", "OfflineFlowMatchingTrainingArguments")
 _SUFFIXES = ("TrainingArguments", "Trainer")
+# Flow-Factory spells the acronyms in its class names in capitals (``OfflineDPOTrainer``,
+# ``GRPOTrainer``), so a key part that is one keeps them: ``margin-dpo`` -> ``MarginDPO``. These
+# are the algorithm acronyms it and the literature use; the checkout's own class names add theirs.
+KNOWN_ACRONYMS = frozenset(
+    {"AWM", "CRD", "DDPO", "DGPO", "DMD", "DPO", "DPPO", "GRPO", "IPO", "KTO", "NFT", "OPD",
+     "ORPO", "PPO", "RLOO", "SFT", "SPO", "TDM"}
+)  # fmt: skip
+# A run of capitals that ends where a capitalised word or a digit starts (``GRPO`` in
+# ``GRPOGuard``, ``DMD`` in ``DMD2``), two letters at least.
+_ACRONYM_RE = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|[0-9]|$)")
+_PART_RE = re.compile(r"^([a-z]+)([0-9]*)$")
+
+
+def acronyms_in(class_names: Iterable[str]) -> frozenset[str]:
+    """The acronyms class names spell in capitals (``OfflineDPOTrainer`` -> ``DPO``)."""
+    found: set[str] = set()
+    for name in class_names:
+        for suffix in _SUFFIXES:
+            name = name.removesuffix(suffix)
+        found.update(_ACRONYM_RE.findall(name))
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -55,11 +77,16 @@ def _uppercase_message(name: str) -> str:
     if key is None:
         return f"{head}: use lowercase words joined by hyphens (my-algo)"
     keep_stem = f" (and --class-name {name} to keep that class stem)"
-    return f"{head}: use {key}" + (keep_stem if _STEM_RE.match(name) else "")
+    # No --class-name hint when the key derives that stem anyway (FlowGRPO -> flow-grpo).
+    derives = derive_stem(key) == name
+    return f"{head}: use {key}" + (keep_stem if _STEM_RE.match(name) and not derives else "")
 
 
-def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
-    """Validate ``NAME`` (and ``--class-name``) and derive the three spellings."""
+def parse_name(
+    name: str, class_name: str | None = None, acronyms: frozenset[str] = KNOWN_ACRONYMS
+) -> AlgorithmNames:
+    """Validate ``NAME`` (and ``--class-name``) and derive the three spellings; a key part that
+    is one of ``acronyms`` stays in capitals in the derived class stem."""
     raw = name
     if not name or not name.strip():
         raise UsageError("NAME is empty; give the algorithm a name such as my-algo")
@@ -90,7 +117,7 @@ def parse_name(name: str, class_name: str | None = None) -> AlgorithmNames:
             "config would not name it; choose another name"
         )
     if class_name is None:
-        stem = _derived_stem(raw, key)
+        stem = _derived_stem(raw, key, acronyms)
     else:
         stem = _given_stem(class_name)
     return AlgorithmNames(key=key, module=module, stem=stem)
@@ -130,10 +157,23 @@ def _given_stem(stem: str) -> str:
     return stem
 
 
-def _derived_stem(raw: str, key: str) -> str:
-    """The stem of a valid key (``my-algo`` -> ``MyAlgo``). It is only ever used with a suffix,
-    so ``none`` -> ``NoneTrainer`` is fine; the messages name NAME, the flag the user gave."""
-    stem = "".join(part[:1].upper() + part[1:] for part in key.split("-"))
+def derive_stem(key: str, acronyms: frozenset[str] = KNOWN_ACRONYMS) -> str:
+    """``my-algo`` -> ``MyAlgo``; a part that is an acronym (with a version number: ``dmd2``)
+    is spelled in capitals: ``margin-dpo`` -> ``MarginDPO``."""
+    return "".join(_stem_part(part, acronyms) for part in key.split("-"))
+
+
+def _stem_part(part: str, acronyms: frozenset[str]) -> str:
+    match = _PART_RE.match(part)
+    if match and match.group(1).upper() in acronyms:
+        return match.group(1).upper() + match.group(2)
+    return part[:1].upper() + part[1:]
+
+
+def _derived_stem(raw: str, key: str, acronyms: frozenset[str]) -> str:
+    """The stem of a valid key. It is only ever used with a suffix, so ``none`` ->
+    ``NoneTrainer`` is fine; the messages name NAME, the flag the user gave."""
+    stem = derive_stem(key, acronyms)
     for suffix in _SUFFIXES:
         if stem.endswith(suffix):
             return _refuse_suffix(raw, key, stem, suffix)

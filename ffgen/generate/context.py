@@ -6,9 +6,11 @@ from dataclasses import asdict, dataclass
 
 from ffgen.checkout import layout
 from ffgen.checkout.hints import CheckoutHints, ExampleBase, example_base
+from ffgen.checkout.style import DEFAULT_STYLE
 from ffgen.classify.model import Classification, Dynamics, Feedback, Ownership, Paradigm
 from ffgen.classify.names import AlgorithmNames
 from ffgen.classify.rules import role_cadences
+from ffgen.generate.param_code import ParamView, param_rows, param_views
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class RenderContext:
     base_scheduler: tuple[tuple[str, str], ...]
     base_mixed_precision: str  # the top-level mixed_precision's name ("bf16"), or ""
     base_lora: bool  # the base's LoRA settings are carried: the template adds no LoRA defaults
+    # hyperparameters (``--param``): what each puts into the files (ffgen.generate.param_code)
+    params: tuple[ParamView, ...]
+    params_use_math: bool  # a param's checks use ``math.inf``
+    param_rejected: tuple[tuple[str, str, str], ...]  # (name, Python literal, error) to refuse
+    param_defaults: tuple[tuple[str, str], ...]  # (name, Python literal of the default)
     # checkout capabilities
     teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
     # paths (relative to the checkout root)
@@ -62,6 +69,18 @@ class RenderContext:
     example_path: str
     test_path: str
     args_test_path: str
+    # ``--like`` / ``--extends`` (ffgen.generate.like): the source algorithm, "" otherwise
+    source_key: str = ""
+    source_mode: str = ""  # "like" | "extends"
+    source_kind: str = ""  # "generated" | "handwritten": whether ffgen generated the source
+    source_trainer: str = ""  # the source's trainer class
+    source_hook: str = ""  # the objective hook an ``--extends`` child overrides
+    # the checkout's code style (ffgen.checkout.style): every rendered module follows it
+    license_header: str = ""  # the comment block the checkout's modules open with
+    generics: str = "builtin"  # "typing" (Dict, Optional) or "builtin" (dict, X | None)
+    # how the checkout trains from a config: its installed ``ff-train`` script, or (the sandbox,
+    # not installed) its runnable ``flow_factory.train`` module
+    train_command: str = "ff-train"
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -95,9 +114,17 @@ def build_context(
         **_answer_fields(c),
         has_reward=has_reward,
         **_base_fields(base),
+        **_param_fields(c),
         teacher_loader="helper" if helper else "inline",
         **_path_fields(names, c),
+        **_style_fields(hints),
     )
+
+
+def _style_fields(hints: CheckoutHints | None) -> dict[str, object]:
+    style = hints.style if hints is not None else DEFAULT_STYLE
+    train = hints.train_command if hints is not None else "ff-train"
+    return dict(license_header=style.header, generics=style.generics, train_command=train)
 
 
 def _answer_fields(c: Classification) -> dict[str, object]:
@@ -121,6 +148,17 @@ def _answer_fields(c: Classification) -> dict[str, object]:
         model_dir=layout.model_dir(a.model_type),
         finetune_type=a.finetune_type.value,
         dynamics_type=example_dynamics_type(c),
+    )
+
+
+def _param_fields(c: Classification) -> dict[str, object]:
+    views = param_views(c.answers.params)
+    rejected, defaults = param_rows(c.answers.params)
+    return dict(
+        params=views,
+        params_use_math=any(v.uses_math for v in views),
+        param_rejected=rejected,
+        param_defaults=defaults,
     )
 
 

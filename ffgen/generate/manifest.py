@@ -7,8 +7,8 @@ the commands from drifting apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from ffgen.checkout import layout
 from ffgen.generate import render
@@ -26,6 +26,9 @@ class RenderedFile:
     # record lists it, ``new`` leaves an existing one alone and ``remove`` deletes it only with
     # the last algorithm whose record lists it.
     shared: bool = False
+    # The text when it does not come from ``template``: a ``--like`` / ``--extends`` file
+    # computed from the source algorithm (ffgen.generate.like).
+    text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -121,15 +124,21 @@ def entries_of(ctx: RenderContext) -> Entries:
     )
 
 
-def manifest_for(ctx: RenderContext) -> Manifest:
+def manifest_for(ctx: RenderContext, copied: Mapping[str, str] | None = None) -> Manifest:
+    """The edit points of ``ctx``'s algorithm; ``copied``: texts that replace a template's
+    render (path -> text, from the source of a ``--like`` / ``--extends`` run)."""
+    rendered = (
+        RenderedFile(ctx.args_path, render.ARGS_TEMPLATE),
+        RenderedFile(ctx.trainer_path, render.TRAINER_TEMPLATE),
+        RenderedFile(ctx.example_path, render.EXAMPLE_TEMPLATE),
+        RenderedFile(ctx.test_path, render.TEST_TEMPLATE),
+        RenderedFile(layout.args_test_path(ctx.module), render.ARGS_TEST_TEMPLATE),
+        RenderedFile(layout.CHECKLIST_PATH, render.CHECKLIST_TEMPLATE, shared=True),
+    )
+    copied = copied or {}
     return Manifest(
-        rendered=(
-            RenderedFile(ctx.args_path, render.ARGS_TEMPLATE),
-            RenderedFile(ctx.trainer_path, render.TRAINER_TEMPLATE),
-            RenderedFile(ctx.example_path, render.EXAMPLE_TEMPLATE),
-            RenderedFile(ctx.test_path, render.TEST_TEMPLATE),
-            RenderedFile(layout.args_test_path(ctx.module), render.ARGS_TEST_TEMPLATE),
-            RenderedFile(layout.CHECKLIST_PATH, render.CHECKLIST_TEMPLATE, shared=True),
+        rendered=tuple(
+            replace(f, text=copied[f.path]) if f.path in copied else f for f in rendered
         ),
         edits=registry_edits(entries_of(ctx)),
         docs_path=layout.GUIDANCE_ALGORITHMS,

@@ -4,21 +4,28 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from rich.console import Console
 
 from ffgen.checkout.facts import CheckoutFacts, read_facts
-from ffgen.checkout.hints import CheckoutHints, read_hints
+from ffgen.checkout.hints import CheckoutHints, answers_on_record, read_hints
 from ffgen.checkout.view import CheckoutView, find_root
 from ffgen.classify import interview
 from ffgen.classify.model import Answers, Classification
-from ffgen.classify.names import check_record_type, parse_name
+from ffgen.classify.names import (
+    KNOWN_ACRONYMS,
+    AlgorithmNames,
+    acronyms_in,
+    check_record_type,
+    parse_name,
+)
 from ffgen.classify.rules import classify
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.generate.context import build_context
-from ffgen.generate.plan import Plan, build_plan, check_plan_verifies
+from ffgen.generate.param_code import check_params
+from ffgen.generate.plan import Plan, build_plan, check_plan_verifies, docs_markers
 from ffgen.output import files_json, output_console, print_plain_json, show_changes
 from ffgen.write.apply import apply_plan
 from ffgen.write.journal import holding
@@ -35,29 +42,63 @@ class NewRequest:
     force: bool
     fmt: str
     answers_file: Path | None = None  # a record to replay (``--answers``)
+    like: str | None = None  # ``--like KEY``: start from a copy of KEY (ffgen.generate.like)
+    extends: str | None = None  # ``--extends KEY``: subclass KEY's trainer
 
 
 def prepare_new(
-    req: NewRequest, console: Console, root: Path | None = None
+    req: NewRequest,
+    console: Console,
+    root: Path | None = None,
+    sources: interview.Sources | None = None,
 ) -> tuple[Path, Plan, Classification]:
-    """Every stage up to the plan: nothing is written (``root``: the checkout, when found)."""
+    """Every stage up to the plan: nothing is written (``root``: the checkout, when found;
+    ``sources``: filled with how each answer was resolved)."""
     if req.fmt not in ("text", "json"):
         raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
     req = with_recorded_answers(req)
-    names = parse_name(req.name, req.class_name)
+    parse_name(req.name, req.class_name)  # a bad NAME is refused before the checkout is read
     root = root or find_root(req.checkout)
     view = CheckoutView(root)
     facts = read_facts(view)
+    names = checkout_names(view, facts, req.name, req.class_name)
     hints = read_hints(view)
-    answers = gather_answers(req, facts, console, most_used_model_type(hints))
+    like = _like_source(view, req, facts, console, sources)
+    answers = like[1] if like else gather_answers(
+        req, facts, console, most_used_model_type(hints), sources
+    )
     classification = classify(answers)
     supervision = classification.answers.supervision
     check_record_type(names, supervision.record_type if supervision else None)
     check_example_choices(classification, facts)
     ctx = build_context(names, classification, hints)
-    plan = build_plan(view, facts, names, classification, ctx, force=req.force)
+    check_params(view, ctx)
+    inputs = _like_inputs(view, like, ctx)
+    plan = build_plan(
+        view, facts, names, classification, inputs.ctx if inputs else ctx, force=req.force,
+        source=inputs.source if inputs else None, copied=inputs.files if inputs else None,
+    )
     check_plan_verifies(view, plan)
     return root, plan, classification
+
+
+def _like_source(view, req: NewRequest, facts: CheckoutFacts, console: Console, sources):
+    """``--like`` / ``--extends``: the source and the answers its code fixes (else None)."""
+    from ffgen.generate.like import like_answers_for, requested_source, source_line
+
+    source = requested_source(view, req.like, req.extends)
+    if source is None:
+        return None
+    answers = like_answers_for(source, req.flags, facts.model_types, sources)
+    if req.fmt == "text":
+        console.print(f"[dim]{source_line(source, answers)}[/dim]", highlight=False)
+    return source, answers
+
+
+def _like_inputs(view, like, ctx):
+    from ffgen.generate.like import like_inputs
+
+    return like_inputs(view, like[0], ctx) if like else None
 
 
 def run_new(req: NewRequest, console: Console | None = None) -> int:
@@ -68,35 +109,88 @@ def run_new(req: NewRequest, console: Console | None = None) -> int:
     # The lock is held from before the checkout is read until the command ends, so a second
     # ffgen never plans against a tree this one is writing (a dry run only settles a journal).
     with holding(root, writes=not req.dry_run):
-        _, plan, classification = prepare_new(req, console, root)
-        return _show_and_write_new(req, console, root, plan, classification)
+        sources: interview.Sources = {}
+        _, plan, classification = prepare_new(req, console, root, sources)
+        data = plan_json(plan, classification, sources)
+        return _show_and_write_new(req, console, root, plan, classification, data)
 
 
 def _show_and_write_new(
-    req: NewRequest, console: Console, root: Path, plan: Plan, classification: Classification
+    req: NewRequest,
+    console: Console,
+    root: Path,
+    plan: Plan,
+    classification: Classification,
+    data: dict[str, object],
 ) -> int:
-    """The plan, then the writes; JSON is printed once the outcome is known (none on a
-    refusal, ``written: false`` for a plan with conflicts, as documented)."""
+    """The plan, then the writes; JSON (``data``) is printed once the outcome is known (none
+    on a refusal, ``written: false`` for a plan with conflicts, as documented)."""
     if req.fmt == "text":
         show_plan(console, plan, classification, diffs=req.dry_run)
     if plan.conflicts:
         if req.fmt == "json":
-            print_plain_json(
-                {**plan_json(plan, classification), "dry_run": req.dry_run, "written": False}
-            )
-        paths = ", ".join(c.path for c in plan.conflicts)
-        raise RefusedError(
-            f"{len(plan.conflicts)} file(s) differ from what ffgen would write ({paths}); "
-            "nothing was written: re-run with --force to overwrite"
-        )
+            print_plain_json({**data, "dry_run": req.dry_run, "written": False})
+        raise RefusedError(conflict_message(CheckoutView(root), plan))
     written = () if req.dry_run else apply_plan(root, plan)
     if req.fmt == "json":
-        print_plain_json(
-            {**plan_json(plan, classification), "dry_run": req.dry_run, "written": not req.dry_run}
-        )
+        print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run})
     elif not req.dry_run:
         console.print(f"{len(written)} file(s) written under {root}")
     return EXIT_OK
+
+
+def conflict_message(view: CheckoutView, plan: Plan) -> str:
+    """Why nothing was written. A re-run on an algorithm ffgen generated points to ``update``
+    while the user's edits are in the way (``--force`` would wipe them)."""
+    from ffgen.lifecycle.replay import read_record
+
+    paths = ", ".join(c.path for c in plan.conflicts)
+    record = read_record(view, plan.key)
+    if record is None:
+        return (f"{len(plan.conflicts)} file(s) differ from what ffgen would write ({paths}); "
+                "nothing was written: re-run with --force to overwrite")
+    edited = [c.path for c in plan.conflicts if _edited(record, c)]
+    if not edited:
+        return (f"{plan.key} was generated by ffgen and its files are as it wrote them, but "
+                f"today's render differs ({paths}); nothing was written: `ffgen update "
+                f"{plan.key}` brings them up to date, `--force` re-generates them from these flags")
+    return (f"{plan.key} was generated by ffgen and you edited {', '.join(edited)} since; "
+            f"nothing was written: run `ffgen update {plan.key}` to bring in today's templates "
+            f"and keep your edits{_answers_note(record, plan)}")
+
+
+def _edited(record, change) -> bool:
+    """A conflicting file the user changed since ffgen wrote it (the docs section included)."""
+    from ffgen.lifecycle.records import sha256
+
+    recorded = record.file(change.path)
+    if recorded is not None:
+        return change.old is not None and sha256(change.old) != recorded.sha256
+    docs = record.docs
+    if docs is None or change.path != docs.path or change.old is None:
+        return False
+    begin, end = docs_markers(record.key)
+    start = change.old.find(begin)
+    stop = change.old.find(end, start)
+    inner = change.old[start + len(begin) + 1 : stop] if start >= 0 and stop >= 0 else None
+    return inner is not None and inner != docs.section.strip() + "\n"
+
+
+def _answers_note(record, plan: Plan) -> str:
+    """Flags that differ from the recorded answers: ``update`` keeps the recorded ones."""
+    from ffgen.lifecycle.records import parse_record
+
+    change = next((c for c in plan.changes if c.path == record.path), None)
+    if change is None:
+        return ""
+    new = parse_record(change.new, change.path).answers
+    differ = [f"{k} {record.answers.get(k)} -> {new.get(k)}"
+              for k in dict.fromkeys([*record.answers, *new])
+              if record.answers.get(k) != new.get(k)]
+    if not differ:
+        return ""
+    return (f" (your flags differ from the recorded answers: {', '.join(differ)}; update keeps "
+            "the recorded ones)")
 
 
 def with_recorded_answers(req: NewRequest) -> NewRequest:
@@ -115,7 +209,25 @@ def with_recorded_answers(req: NewRequest) -> NewRequest:
     class_name = req.class_name
     if class_name is None and req.name == record.answers["name"]:
         class_name = record.answers.get("class_name")
+    from ffgen.generate.like.provenance import recorded_start
+
+    start = recorded_start(req.answers_file)
+    if start is not None and req.like is None and req.extends is None:
+        req = replace(req, **{start[0]: start[1]})  # the record started from a source
     return replace(req, flags=flags, class_name=class_name, interactive=False)
+
+
+def checkout_names(
+    view: CheckoutView, facts: CheckoutFacts, name: str, class_name: str | None
+) -> AlgorithmNames:
+    """NAME's spellings in this checkout: its stem keeps the acronyms the checkout's own class
+    names spell in capitals; a re-run keeps the stem its record holds (an older ffgen may have
+    derived another)."""
+    if class_name is None:
+        recorded = answers_on_record(view, parse_name(name).key).get("class_name")
+        class_name = recorded if isinstance(recorded, str) else None
+    acronyms = KNOWN_ACRONYMS | acronyms_in(facts.class_names)
+    return parse_name(name, class_name, acronyms)
 
 
 def most_used_model_type(hints: CheckoutHints) -> str | None:
@@ -127,15 +239,29 @@ def most_used_model_type(hints: CheckoutHints) -> str | None:
 
 
 def gather_answers(
-    req: NewRequest, facts: CheckoutFacts, console: Console, model_default: str | None = None
+    req: NewRequest,
+    facts: CheckoutFacts,
+    console: Console,
+    model_default: str | None = None,
+    sources: interview.Sources | None = None,
 ) -> Answers:
+    """The answers from the flags, completed without questions or by asking on a terminal
+    (``sources``: filled with how each answer was resolved)."""
     answers = interview.from_flags(dict(req.flags))
     if not req.interactive:
-        answers, notes = interview.complete_non_interactive(answers, facts.model_types)
+        answers, notes = interview.complete_non_interactive(answers, facts.model_types, sources)
         if req.fmt == "text":  # JSON output stays machine-readable
             for note in notes:
                 console.print(f"[dim]forced: {note}[/dim]")
         return answers
+    return interview.interview(
+        answers, facts.model_types, _asker(console), console.print, model_default, sources
+    )
+
+
+def _asker(console: Console):
+    """``ask(question, default) -> str`` on the terminal: Enter gives "" (the interview then
+    takes the default, or asks again where there is none); end of input is a usage error."""
     from rich.prompt import Prompt
     from rich.text import Text
 
@@ -143,14 +269,20 @@ def gather_answers(
         # soft_wrap=False: rich wraps long explanations at word boundaries, to the terminal.
         line = Text.assemble((question.prop, "bold"), ": ", question.explanation)
         console.print(line, soft_wrap=False)
-        if len(question.choices) <= MANY_CHOICES:
-            return Prompt.ask(f"  {'|'.join(question.choices)}", default=default, console=console)
-        for number, choice in enumerate(question.choices, start=1):
+        many = len(question.choices) > MANY_CHOICES
+        for number, choice in enumerate(question.choices if many else (), start=1):
             console.print(f"  {number:>2}. {choice}", highlight=False)
-        reply = Prompt.ask("  number or name", default=default, console=console)
-        return choice_for(reply, question.choices)
+        label = "number or name" if many else "|".join(question.choices)
+        shown = f" ({default})" if default not in (None, "") else ""
+        prompt = Text.assemble(f"  {label}", (shown, "bold cyan"))
+        try:
+            reply = Prompt.ask(prompt, console=console)
+        except EOFError:
+            raise UsageError(f"no answer for {question.prop} (end of input); nothing was "
+                             "written") from None
+        return choice_for(reply, question.choices) if many else reply
 
-    return interview.interview(answers, facts.model_types, ask, console.print, model_default)
+    return ask
 
 
 MANY_CHOICES = 5  # more than this and a question lists its choices numbered, one per line
@@ -184,13 +316,40 @@ def show_plan(console: Console, plan: Plan, c: Classification, *, diffs: bool) -
     show_changes(console, plan, diffs=diffs)
 
 
-def plan_json(plan: Plan, c: Classification) -> dict[str, object]:
+def plan_json(
+    plan: Plan, c: Classification, sources: interview.Sources | None = None
+) -> dict[str, object]:
     return {
         "algorithm": plan.key,
         "contract": c.contract.value,
         "family": c.family.value,
         "category": c.category,
+        "answers": answers_json(c, sources or {}),
         "files": files_json(plan),
+        **_source_json(plan),
     }
+
+
+def _source_json(plan: Plan) -> dict[str, object]:
+    src = plan.source
+    if src is None:
+        return {}
+    keys = ("key", "mode", "kind", "trainer_class", "args_class")
+    return {"source": {k: getattr(src, k) for k in keys}}
+
+
+def answers_json(c: Classification, sources: interview.Sources) -> dict[str, object]:
+    """Every resolved answer as its flag takes it, and where it came from: given (a flag, a
+    record's answer or a typed reply), forced (the only legal value) or defaulted."""
+    from ffgen.lifecycle.records import flag_text
+
+    out: dict[str, object] = {}
+    for f in fields(c.answers):
+        value = c.category if f.name == "category" else getattr(c.answers, f.name)
+        if value in (None, ()):
+            continue
+        how = sources.get(f.name, interview.DEFAULTED)
+        out[f.name] = {"value": flag_text(value), "source": how}
+    return out
 
 

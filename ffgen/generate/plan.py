@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
 
@@ -22,9 +23,9 @@ from ffgen.lifecycle.records import (
     RecordedDocs,
     RecordedEdit,
     RecordedFile,
+    RecordedSource,
     flag_text,
     parse_record,
-    record_text,
 )
 
 
@@ -34,7 +35,9 @@ class Status(str, Enum):
     IDENTICAL = "IDENTICAL"
     CONFLICT = "CONFLICT"
     DELETE = "DELETE"  # ``remove``: the file goes; ``old`` is its current text, ``new`` is ""
-    KEPT = "KEPT"  # ``remove``: a file ffgen would delete, kept because the user edited it
+    # A file left as the user edited it: ``remove`` keeps it instead of deleting it, ``update``
+    # when the merge brings nothing new into it. Never written.
+    KEPT = "KEPT"
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class FileChange:
 class Plan:
     key: str
     changes: tuple[FileChange, ...]
+    source: RecordedSource | None = None  # ``new --like`` / ``--extends``: where it started
 
     @property
     def conflicts(self) -> tuple[FileChange, ...]:
@@ -107,13 +111,28 @@ def shared_file(
     The first algorithm creates it like an owned file. Once another algorithm's record lists
     it, it is that algorithm's file as much as this one's: ``new`` leaves it as it is (a user's
     edit, or an older render ``update`` has not brought forward yet) and records the same
-    pristine, so the three-way merge of ``update`` starts from what ffgen actually wrote.
+    pristine, so the three-way merge of ``update`` starts from what ffgen actually wrote. When
+    it differs from today's render the change is KEPT, its note saying why and naming
+    ``ffgen update``.
     """
     old = view.read(path)
     pristine = other_pristine(view, path, key) if old is not None else None
     if pristine is None:
         return owned_file(view, path, new, force), new
-    return FileChange(path, Status.IDENTICAL, old, old), pristine
+    if old == new:
+        return FileChange(path, Status.IDENTICAL, old, old), pristine
+    # Kept, and said so: rewriting it here would leave the other records' merge base behind
+    # (``remove`` of the last one would then keep ffgen's own text as a user edit).
+    note = _kept_shared_note(key, old, pristine, new)
+    return FileChange(path, Status.KEPT, old, old, note=note), pristine
+
+
+def _kept_shared_note(key: str, old: str, pristine: str, new: str) -> str:
+    if pristine == new:
+        return "edited since ffgen wrote it; today's template renders the same"
+    why = "an older template wrote it" if old == pristine else "edited, and today's differs"
+    return (f"{why}; `ffgen update` of each algorithm (e.g. `ffgen update {key}`) brings it to "
+            "today's template, keeping edits")
 
 
 def edited_file(view: CheckoutView, path: str, what: str, transform) -> FileChange | None:
@@ -174,22 +193,40 @@ def recorded_answers(names: AlgorithmNames, c: Classification) -> dict[str, str]
 
 def existing_record(view: CheckoutView, path: str) -> Record | None:
     text = view.read(path)
-    return None if text is None else parse_record(text, path)
+    return None if text is None else parse_record(text, path, view.read)
+
+
+def record_changes(view: CheckoutView, record: Record, force: bool) -> list[FileChange]:
+    """The record and its base files (see :mod:`ffgen.lifecycle.record_changes`)."""
+    from ffgen.lifecycle import record_changes as changes  # it builds on this module
+
+    return changes.record_changes(view, record, force)
 
 
 def record_for(
-    ctx: RenderContext, answers: dict[str, str], files: dict[str, str], shared: SharedChanges
+    ctx: RenderContext,
+    answers: dict[str, str],
+    files: dict[str, str],
+    shared: SharedChanges,
+    source: RecordedSource | None = None,
 ) -> Record:
     return Record(
         key=ctx.key,
         ffgen_version=__version__,
         contract=ctx.contract,
         answers=answers,
-        files=tuple(RecordedFile(path, text) for path, text in files.items()),
+        files=tuple(
+            RecordedFile(path, text, path in _shared_paths(ctx)) for path, text in files.items()
+        ),
         created=shared.created,
         registry=shared.applied,
         docs=shared.docs,
+        source=source,
     )
+
+
+def _shared_paths(ctx: RenderContext) -> set[str]:
+    return {f.path for f in manifest_for(ctx).rendered if f.shared}
 
 
 def check_collisions(
@@ -221,17 +258,20 @@ def check_contract_constant(facts: CheckoutFacts, ctx: RenderContext) -> None:
         )
 
 
-def category_init_change(view: CheckoutView, category: str) -> FileChange | None:
+def category_init_change(
+    view: CheckoutView, category: str, header: str = ""
+) -> FileChange | None:
     """A new category folder needs a package ``__init__.py`` (docstring-only, like rl/)."""
     path = layout.category_init_path(category)
     if view.exists(path):
         return None
-    return FileChange(path, Status.CREATE, None, category_stub(category))
+    return FileChange(path, Status.CREATE, None, category_stub(category, header))
 
 
-def category_stub(category: str) -> str:
-    """What a category package ffgen creates holds: a docstring, like ``rl/`` has."""
-    return f'"""{category.capitalize()} trainers."""\n'
+def category_stub(category: str, header: str = "") -> str:
+    """What a category package ffgen creates holds: the checkout's licence ``header`` and a
+    docstring, like ``rl/`` has."""
+    return (f"{header}\n" if header else "") + f'"""{category.capitalize()} trainers."""\n'
 
 
 @dataclass(frozen=True)
@@ -243,7 +283,10 @@ class Rendered:
 
 
 def render_all(ctx: RenderContext, manifest: Manifest) -> Rendered:
-    files = {f.path: render.render(f.template, ctx) for f in manifest.rendered}
+    files = {
+        f.path: f.text if f.text is not None else render.render(f.template, ctx)
+        for f in manifest.rendered
+    }
     return Rendered(files, render.render(render.DOCS_TEMPLATE, ctx).strip())
 
 
@@ -272,7 +315,7 @@ def shared_changes(
     """
     changes: list[FileChange] = []
     created = list(previous.created) if previous is not None else []
-    new_category = category_init_change(view, ctx.category)
+    new_category = category_init_change(view, ctx.category, ctx.license_header)
     edit_view = view
     if new_category is not None:
         changes.append(new_category)
@@ -305,8 +348,12 @@ def build_plan(
     ctx: RenderContext,
     *,
     force: bool = False,
+    source: RecordedSource | None = None,
+    copied: Mapping[str, str] | None = None,
 ) -> Plan:
-    manifest = manifest_for(ctx)
+    """Every change of ``new``; ``source`` and ``copied``: a ``--like`` / ``--extends`` run's
+    provenance and the files it computed from the source (ffgen.generate.like)."""
+    manifest = manifest_for(ctx, copied)
     check_collisions(view, facts, ctx, manifest)
     check_contract_constant(facts, ctx)
     rendered = render_all(ctx, manifest)
@@ -323,12 +370,17 @@ def build_plan(
         changes.append(change)
     shared = shared_changes(view, manifest, ctx, rendered.section, previous, force)
     changes.extend(shared.changes)
-    record = record_for(ctx, recorded_answers(names, c), pristine, shared)
-    changes.append(owned_file(view, manifest.answers_path, record_text(record, __version__), force))
+    record = record_for(ctx, recorded_answers(names, c), pristine, shared, source)
+    changes += record_changes(view, record, force)
     # Every Flow-Factory member the rendered files use must exist, with a fitting signature, in
     # the checkout as it would be (so the new modules count), before anything is written.
-    check_conformance(_overlay(view, changes), rendered.files)
-    return Plan(key=ctx.key, changes=tuple(changes))
+    if source is None:
+        check_conformance(_overlay(view, changes), rendered.files)
+    else:  # a copy answers for what it adds to its source (ffgen.generate.like.checks)
+        from ffgen.generate.like.checks import check_copy_conformance
+
+        check_copy_conformance(view, _overlay(view, changes), rendered.files, source, ctx)
+    return Plan(key=ctx.key, changes=tuple(changes), source=source)
 
 
 def _overlay(view: CheckoutView, changes: list[FileChange]) -> CheckoutView:

@@ -14,7 +14,7 @@ from rich.console import Console
 from ffgen.checkout.view import CheckoutView, find_root
 from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
 from ffgen.generate.plan import Plan
-from ffgen.output import files_json, print_plain_json, show_changes
+from ffgen.output import files_json, print_plain_json, show_changes, show_conflicts
 from ffgen.write.journal import holding
 
 TEXT_JSON = ("text", "json")
@@ -76,6 +76,7 @@ def run_remove(
     force: bool,
     fmt: str,
     console: Console | None = None,
+    keep_edited: bool = False,
 ) -> int:
     from ffgen.lifecycle.remove import plan_remove
 
@@ -83,7 +84,7 @@ def run_remove(
     console = console or _console()
     root = find_root(checkout)
     with holding(root, writes=not dry_run):
-        plan = plan_remove(CheckoutView(root), key, force=force)
+        plan = plan_remove(CheckoutView(root), key, force=force, keep_edited=keep_edited)
         return _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
 
 
@@ -117,6 +118,7 @@ def run_update(
     conflict: str,
     fmt: str,
     console: Console | None = None,
+    from_source: bool = False,
 ) -> int:
     from ffgen.lifecycle.update import CONFLICT_MODES
 
@@ -126,38 +128,42 @@ def run_update(
     console = console or _console()
     root = find_root(checkout)
     with holding(root, writes=not dry_run):
-        return _update(console, root, key, dry_run=dry_run, conflict=conflict, fmt=fmt)
+        return _update(console, root, key, dry_run=dry_run, conflict=conflict, fmt=fmt,
+                       from_source=from_source)
 
 
 def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: str,
-            fmt: str) -> int:
-    from ffgen.lifecycle.update import plan_update
+            fmt: str, from_source: bool = False) -> int:
+    from ffgen.lifecycle.update import conflicts_json, plan_update
 
-    result = plan_update(CheckoutView(root), key)
-    hunks = [c.describe() for c in result.conflicts]
-    if hunks and conflict == "refuse":
+    result = plan_update(CheckoutView(root), key, from_source=from_source)
+    conflicts = result.conflicts
+    where = ", ".join(dict.fromkeys(c.path for c in conflicts))
+    if conflicts and conflict == "refuse":
         if fmt == "json":  # the same shape as a plan that was applied, with written false
             print_plain_json({"algorithm": key, "command": "update", "dry_run": dry_run,
-                                  "written": False, "files": files_json(result.plan),
-                                  "conflicts": hunks})
+                              "written": False, "files": files_json(result.plan),
+                              "conflicts": conflicts_json(conflicts)})
+        else:
+            show_conflicts(console, conflicts)
         raise RefusedError(
-            f"{len(hunks)} conflict(s) between your edits and the new templates, nothing "
-            f"written: {'; '.join(hunks)}; resolve them by hand or re-run with --conflict inline"
+            f"{len(conflicts)} conflict(s) between your edits and the new templates in {where}, "
+            "nothing written: resolve them by hand or re-run with --conflict inline"
         )
     code = _show_and_apply(
         console, root, result.plan, "update", dry_run=dry_run, fmt=fmt,
-        extra={"conflicts": hunks},
+        extra={"conflicts": conflicts_json(conflicts)},
     )
-    if hunks:
-        where = ", ".join(dict.fromkeys(c.path for c in result.conflicts))
+    if not conflicts:
+        return code
+    if fmt == "text":
+        show_conflicts(console, conflicts)
         verb = "would be written" if dry_run else "written"
-        if fmt == "text":
-            console.print(
-                f"[bold red]{len(hunks)} conflict(s)[/bold red] {verb} as markers in {where}: "
-                "resolve them, then run `ffgen verify`"
-            )
-        return EXIT_REFUSED
-    return code
+        console.print(
+            f"[bold red]{len(conflicts)} conflict(s)[/bold red] {verb} as markers in {where}: "
+            "resolve them, then run `ffgen check`"
+        )
+    return EXIT_REFUSED
 
 
 # -- check ---------------------------------------------------------------------------------
@@ -170,23 +176,19 @@ def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -
     console = console or _console()
     root = find_root(checkout)
     with holding(root, writes=False):
-        states = [s for s in checkout_states(CheckoutView(root)) if s.generated]
-    problems = [(s, _problem(s)) for s in states if _problem(s)]
+        view = CheckoutView(root)
+        states = [s for s in checkout_states(view) if s.generated]
+        errors = _verify_errors(view, {s.key for s in states})
+    problems = [(s, _problem(s, errors)) for s in states if _problem(s, errors)]
     if fmt == "json":
-        print_plain_json({
-            "ok": not problems,
-            "algorithms": [
-                {"key": s.key, "behind": list(s.behind),
-                 "missing_entries": list(s.missing_entries), "ok": not _problem(s)}
-                for s in states
-            ],
-        })
+        rows = [_check_json(s, errors) for s in states]
+        print_plain_json({"ok": not problems, "algorithms": rows})
     elif fmt == "github":
         for s, problem in problems:
-            print(f"::error file=.ffgen/answers/{s.key}.yml,title=ffgen check::{problem}")
+            print(_github_line(s, problem, errors))
     else:
         for s in states:
-            problem = _problem(s)
+            problem = _problem(s, errors)
             mark = "[red]FAIL[/red]" if problem else "[green]ok[/green]  "
             console.print(f"{mark} {s.key}" + (f": {problem}" if problem else ""))
         if not states:
@@ -194,7 +196,51 @@ def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -
     return EXIT_REFUSED if problems else EXIT_OK
 
 
-def _problem(s) -> str:
+def _verify_errors(view: CheckoutView, keys: set[str]) -> dict[str, list]:
+    """verify's errors about the generated algorithms, by key: an algorithm whose files all
+    match their record can still be wrong after a hand edit elsewhere (a trainer reading an
+    argument its class no longer defines), and check is the one gate a user runs."""
+    from ffgen.errors import FfgenError
+    from ffgen.verify import run_verify
+
+    if not keys:
+        return {}
+    try:
+        report = run_verify(view)
+    except FfgenError:  # no readable registries: the states above already say what is wrong
+        return {}
+    out: dict[str, list] = {}
+    for f in report.errors:
+        if f.algorithm in keys:
+            out.setdefault(f.algorithm, []).append(f)
+    return out
+
+
+def _check_json(s, errors: dict[str, list]) -> dict[str, object]:
+    return {"key": s.key, "behind": list(s.behind), "missing_entries": list(s.missing_entries),
+            "broken": [b.as_dict() for b in s.broken],
+            "source_changed": list(s.source_changed),
+            "verify_errors": [f.as_dict() for f in errors.get(s.key, ())],
+            "ok": not _problem(s, errors)}
+
+
+def _github_line(s, problem: str, errors: dict[str, list]) -> str:
+    """An annotation on the broken file (or the first verify error) itself where there is one,
+    else on the record."""
+    where = f"file=.ffgen/answers/{s.key}.yml"
+    if s.broken:
+        where = f"file={s.broken[0].path},line={s.broken[0].line}"
+    elif errors.get(s.key) and not (s.behind or s.missing_entries or s.source_changed):
+        where = f"file={errors[s.key][0].path},line={errors[s.key][0].line}"
+    return f"::error {where},title=ffgen check::{problem}"
+
+
+def _problem(s, errors: dict[str, list]) -> str:
+    """One line: what is wrong and what to do. A broken file comes first and alone: until it
+    reads again, ``update`` would only refuse, so it is the one thing to do."""
+    if s.broken:
+        found = "; ".join(b.describe() for b in s.broken)
+        return f"{found}; then run `ffgen check` again"
     parts = []
     if s.behind:
         parts.append(f"behind the current templates ({', '.join(s.behind)}): run "
@@ -202,4 +248,12 @@ def _problem(s) -> str:
     if s.missing_entries:
         parts.append(f"registry entries missing in {', '.join(s.missing_entries)}: run "
                      f"`ffgen update {s.key}`")
+    if s.source_changed:
+        parts.append(f"its source changed since the copy ({', '.join(s.source_changed)}): run "
+                     f"`ffgen update {s.key} --from-source`")
+    if errors.get(s.key):
+        first = errors[s.key][0]
+        more = f" (and {len(errors[s.key]) - 1} more)" if len(errors[s.key]) > 1 else ""
+        parts.append(f"verify {first.rule_id} at {first.location}: {first.message}{more}; "
+                     f"fix: {first.fix}")
     return "; ".join(parts)

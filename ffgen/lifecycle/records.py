@@ -3,8 +3,11 @@
 It holds what the lifecycle commands need and nothing they could compute: the answers (to replay
 ``new``), the ffgen version, and for every file ffgen created its content hash and pristine render
 (the base of ``update``'s three-way merge; the hash tells ``remove`` and ``list`` whether the user
-edited it). Shared files ffgen only edited are listed with the entries it added; ``remove``
-re-derives the edits from the manifest, so the record cannot drift from ``new``.
+edited it). The YAML names each pristine text by its sha256; the texts themselves are kept
+compressed in ``.ffgen/base/`` (:mod:`ffgen.lifecycle.record_store`), so the record a user commits
+stays small and readable. Format-2 records (texts inline) still load; the next write migrates
+them. Shared files ffgen only edited are listed with the entries it added; ``remove`` re-derives
+the edits from the manifest, so the record cannot drift from ``new``.
 
 Records are read with ``yaml.safe_load`` and validated field by field: a record someone edited
 into an unknown shape is refused with the field it got wrong, never half-trusted.
@@ -18,14 +21,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
 
+from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
 from ffgen.errors import RefusedError
+from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
 
 ANSWERS_DIR = ".ffgen/answers"
-FORMAT = 2  # bumped when the record's shape changes
+FORMAT = 3  # bumped when the record's shape changes
+READABLE_FORMATS = (2, FORMAT)  # 2: pristine texts inline in the YAML
 HEADER = (
     "# Written by `ffgen new`: the answers to replay it (`ffgen new NAME --answers FILE`) and\n"
-    "# the pristine render of every file it created (the base of `ffgen update`). Do not edit.\n"
+    "# the sha256 of every file it created; their pristine renders (the base of `ffgen update`)\n"
+    "# are in .ffgen/base/. Do not edit.\n"
 )
 # The answers a record may hold: each is the value of the `ffgen new` flag of the same name
 # (NAME and --class-name, then one per field of the classifier's answers).
@@ -40,6 +47,7 @@ _TOP_KEYS = (
     "created",
     "registry",
     "docs",
+    "source",
 )
 
 
@@ -57,6 +65,7 @@ class RecordedFile:
 
     path: str
     pristine: str
+    shared: bool = False  # several algorithms list it (the checklist): its base is stored once
 
     @property
     def sha256(self) -> str:
@@ -91,6 +100,7 @@ class Record:
     created: tuple[str, ...]  # shared files ffgen created (deleted again once left empty)
     registry: tuple[RecordedEdit, ...]
     docs: RecordedDocs | None
+    source: RecordedSource | None = None  # ``--like`` / ``--extends``: provenance
 
     @property
     def path(self) -> str:
@@ -137,8 +147,23 @@ def _dumper():
 
 
 def record_text(record: Record, version: str) -> str:
+    """The record's YAML (its texts named by sha256; ``stored_files`` also gives their base)."""
+    return stored_files(record, version)[record.path]
+
+
+def stored_files(record: Record, version: str) -> dict[str, str]:
+    """Every file the record is kept in: its YAML, and the base files holding its texts."""
     import yaml
 
+    from ffgen.lifecycle import record_store
+
+    data = _record_data(record, version)
+    own, shared = record_store.externalize(data)
+    body = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
+    return {record.path: HEADER + body, **record_store.base_files(record.key, own, shared)}
+
+
+def _record_data(record: Record, version: str) -> dict[str, object]:
     data: dict[str, object] = {
         "format": FORMAT,
         "ffgen_version": version,
@@ -146,7 +171,8 @@ def record_text(record: Record, version: str) -> str:
         "contract": record.contract,
         "answers": dict(record.answers),
         "files": [
-            {"path": f.path, "sha256": f.sha256, "pristine": f.pristine} for f in record.files
+            {"path": f.path, "sha256": f.sha256, "shared": f.shared, "pristine": f.pristine}
+            for f in record.files
         ],
         "created": list(record.created),
         "registry": [{"path": e.path, "added": e.added} for e in record.registry],
@@ -154,15 +180,18 @@ def record_text(record: Record, version: str) -> str:
     if record.docs is not None:
         d = record.docs
         data["docs"] = {"path": d.path, "separator": d.separator, "section": d.section}
-    body = yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
-    return HEADER + body
+    if record.source is not None:
+        data["source"] = source_data(record.source)
+    return data
 
 
 # -- reading ---------------------------------------------------------------------------------
 
 
-def parse_record(text: str, where: str) -> Record:
-    """Validate a record's text; ``where`` names it in messages."""
+def parse_record(text: str, where: str, read=None) -> Record:
+    """Validate a record's text; ``where`` names it in messages. ``read`` (a checkout view's
+    reader) finds its pristine texts in ``.ffgen/base/``; without it a format-3 record reads back
+    without them (no files, no docs): enough to replay its answers, not to update or remove."""
     import yaml
 
     try:
@@ -173,12 +202,17 @@ def parse_record(text: str, where: str) -> Record:
         raise RefusedError(
             f"{where}: not valid YAML{at}; restore it from version control"
         ) from None
-    return _record(_mapping(data, where, "the record"), where)
+    data = _mapping(data, where, "the record")
+    if data.get("format") == FORMAT:
+        from ffgen.lifecycle.record_store import internalize
+
+        data = internalize(dict(data), read, where)
+    return _record(data, where)
 
 
 def _record(data: Mapping, where: str) -> Record:
     _only(data, _TOP_KEYS, where, "the record")
-    if data.get("format") != FORMAT:
+    if data.get("format") not in READABLE_FORMATS:
         raise RefusedError(
             f"{where}: record format {data.get('format')!r} is not {FORMAT}; it was written by "
             "another ffgen version: re-run `ffgen new` with that algorithm's answers"
@@ -189,6 +223,7 @@ def _record(data: Mapping, where: str) -> Record:
     created = tuple(_path(p, where, "created") for p in _list(data, "created", where))
     registry = tuple(_edit(e, where) for e in _list(data, "registry", where))
     docs = _docs(data.get("docs"), where)
+    source = parse_source(data.get("source"), where)
     return Record(
         key=key,
         ffgen_version=_text(data, "ffgen_version", where),
@@ -198,6 +233,7 @@ def _record(data: Mapping, where: str) -> Record:
         created=created,
         registry=registry,
         docs=docs,
+        source=source,
     )
 
 
@@ -233,7 +269,7 @@ def _check_answers(answers: dict[str, str], where: str) -> None:
 
 def _file(item: object, where: str) -> RecordedFile:
     data = _mapping(item, where, "a files entry")
-    _only(data, ("path", "sha256", "pristine"), where, "a files entry")
+    _only(data, ("path", "sha256", "shared", "pristine"), where, "a files entry")
     path = _path(data.get("path"), where, "files")
     pristine = _text(data, "pristine", where, f"files[{path}].pristine")
     if data.get("sha256") != sha256(pristine):
@@ -241,7 +277,11 @@ def _file(item: object, where: str) -> RecordedFile:
             f"{where}: files[{path}].sha256 does not match its pristine text; the record was "
             "edited by hand: restore it from version control"
         )
-    return RecordedFile(path, pristine)
+    # Format 2 did not mark shared files; the checklist was the only one.
+    shared = data.get("shared", path == CHECKLIST_PATH)
+    if not isinstance(shared, bool):
+        raise RefusedError(f"{where}: files[{path}].shared must be true or false, got {shared!r}")
+    return RecordedFile(path, pristine, shared)
 
 
 def _edit(item: object, where: str) -> RecordedEdit:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ffgen.checkout import layout
 from ffgen.checkout.facts import read_facts
+from ffgen.checkout.style import leading_header
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError, UsageError
 from ffgen.generate.manifest import Entries, RegistryEdit, entries_of, registry_edits
@@ -26,10 +27,12 @@ from ffgen.generate.plan import (
     docs_markers,
     other_pristine,
 )
+from ffgen.lifecycle import record_store
 from ffgen.lifecycle.records import Record, RecordedDocs, answers_path, sha256
 from ffgen.lifecycle.replay import read_record, replay
 
-EDITED = "edited since ffgen wrote it; --force deletes it too"
+KEPT_AS_YOURS = "edited since ffgen wrote it: kept as your file; ffgen no longer tracks it"
+KEPT_SECTION = "your edited section kept as your text, without ffgen's markers"
 
 
 @dataclass(frozen=True)
@@ -45,26 +48,67 @@ class Target:
     keep_exports: frozenset[str] = frozenset()  # re-export files left alone (shared classes)
 
 
-def plan_remove(view: CheckoutView, key: str, *, force: bool) -> Plan:
+def plan_remove(view: CheckoutView, key: str, *, force: bool, keep_edited: bool = False) -> Plan:
+    """Everything ``remove`` takes out. Files the user edited stop it unless ``force`` (delete
+    them too) or ``keep_edited`` (keep them, untracked): either way no record is left behind."""
+    if force and keep_edited:
+        raise UsageError("--force deletes edited files and --keep-edited keeps them; pass one")
     target = _target(view, key, force)
     if not force:
-        refs = references(view, target)
-        if refs:
+        _refuse_uses(view, target)
+        edited = edited_paths(view, target)
+        if edited and not keep_edited:
             raise RefusedError(
-                f"{key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}; "
-                "remove those uses first, or pass --force"
+                f"{key}: {len(edited)} file(s) edited since ffgen wrote them "
+                f"({', '.join(edited)}); nothing was removed: pass --keep-edited to remove the "
+                "rest and keep these as your own, or --force to delete them too"
             )
     changes = [_owned_change(view, path, sha, force) for path, sha in target.owned]
     changes = [c for c in changes if c is not None]
     changes += _shared_changes(view, target)
-    docs = docs_removal(view, target)
+    docs = docs_removal(view, target, keep_edited=not force)
     if docs is not None:
         changes.append(docs)
     if target.record is not None:
-        keep_record = any(c.status is Status.KEPT for c in changes)
-        if not keep_record:
-            changes.append(_delete(view, target.record.path))
+        changes.append(_delete(view, target.record.path))
+        # and its base files (ffgen.lifecycle.record_store): the pristine texts go with it
+        released = record_store.released(view, target.record.key, target.record.path)
+        changes += [_delete(view, path) for path in released]
     return Plan(key=key, changes=tuple(changes))
+
+
+def _refuse_uses(view: CheckoutView, target: Target) -> None:
+    refs = references(view, target)
+    if refs:
+        raise RefusedError(
+            f"{target.key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}; "
+            "remove those uses first, or pass --force"
+        )
+
+
+def edited_paths(view: CheckoutView, target: Target) -> list[str]:
+    """Files (and the docs section) the user changed since ffgen wrote them."""
+    out = []
+    for path, sha in target.owned:
+        current = view.read(path)
+        if sha is not None and current is not None and sha256(current) != sha:
+            out.append(path)
+    if _edited_section(view, target) is not None:
+        out.append(target.docs.path)
+    return out
+
+
+def _edited_section(view: CheckoutView, target: Target) -> str | None:
+    """The text between the algorithm's docs markers, when it is not what ffgen wrote."""
+    if target.docs is None:
+        return None
+    old = view.read(target.docs.path)
+    begin, end = docs_markers(target.key)
+    if old is None or begin not in old or end not in old:
+        return None
+    start = old.index(begin) + len(begin) + 1
+    inner = old[start : old.index(end, start)]
+    return None if inner == target.docs.section.strip() + "\n" else inner
 
 
 # -- what to remove ------------------------------------------------------------------------
@@ -223,7 +267,7 @@ def _owned_change(view: CheckoutView, path: str, sha: str | None, force: bool) -
     if current is None:
         return None  # already gone
     if sha is not None and sha256(current) != sha and not force:
-        return FileChange(path, Status.KEPT, current, current, EDITED)
+        return FileChange(path, Status.KEPT, current, current, KEPT_AS_YOURS)
     return FileChange(path, Status.DELETE, current, "")
 
 
@@ -251,15 +295,18 @@ def _inverse(view: CheckoutView, edit: RegistryEdit, created: tuple[str, ...]) -
         raise RefusedError(f"{result.reason}; nothing was removed")
     new = result.code if result.status == "changed" else old
     category = edit.path.rsplit("/", 2)[-2]
-    if edit.path in created and new == category_stub(category):
+    if edit.path in created and new == category_stub(category, leading_header(new)):
         return FileChange(edit.path, Status.DELETE, old, "")
     if new == old:
         return None
     return FileChange(edit.path, Status.UPDATE, old, new)
 
 
-def docs_removal(view: CheckoutView, target: Target) -> FileChange | None:
-    """Take out the marked section and the separator ``new`` put before it."""
+def docs_removal(
+    view: CheckoutView, target: Target, keep_edited: bool = False
+) -> FileChange | None:
+    """Take out the marked section and the separator ``new`` put before it; a section the user
+    edited stays as their text, only the markers go (``keep_edited``)."""
     path = target.docs.path if target.docs is not None else layout.GUIDANCE_ALGORITHMS
     old = view.read(path)
     begin, end = docs_markers(target.key)
@@ -268,6 +315,10 @@ def docs_removal(view: CheckoutView, target: Target) -> FileChange | None:
     start = old.index(begin)
     stop = old.index(end, start) + len(end)
     stop += old[stop : stop + 1] == "\n"
+    edited = _edited_section(view, target) if keep_edited else None
+    if edited is not None:
+        return FileChange(path, Status.UPDATE, old, old[:start] + edited + old[stop:],
+                          KEPT_SECTION)
     separator = target.docs.separator if target.docs is not None else ""
     if separator and old[:start].endswith(separator):
         start -= len(separator)

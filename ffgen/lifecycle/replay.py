@@ -40,7 +40,7 @@ def read_record(view: CheckoutView, key: str) -> Record | None:
     text = view.read(path)
     if text is None:
         return None
-    record = parse_record(text, path)
+    record = parse_record(text, path, view.read)
     if record.key != key:
         raise RefusedError(f"{path}: records key {record.key!r}, not {key!r}; rename the file back")
     return record
@@ -68,7 +68,7 @@ def load_answers_file(path: Path) -> Record:
         raise UsageError(
             f"--answers {path}: cannot read it ({type(exc).__name__}); pass the record file itself"
         ) from None
-    return parse_record(text, str(path))
+    return parse_record(text, str(path))  # its answers: the texts stay in its checkout
 
 
 def flags_from(record: Record) -> dict[str, str]:
@@ -118,4 +118,12 @@ def replay(
         )
     c = classification_of(flags_from(record), model_types, record.path)
     ctx = build_context(names, c, hints if hints is not None else read_hints(view))
-    return Replayed(record, names, c, ctx, manifest_for(ctx))
+    if record.source is None:
+        return Replayed(record, names, c, ctx, manifest_for(ctx))
+    # ``--like`` / ``--extends``: the files that came from the source, recomputed from the
+    # source's text at copy time (ffgen.generate.like), so that only ffgen's change shows.
+    from ffgen.generate.like import like_context
+    from ffgen.generate.like.files import source_files
+
+    ctx = like_context(ctx, record.source)
+    return Replayed(record, names, c, ctx, manifest_for(ctx, source_files(record.source, ctx)))

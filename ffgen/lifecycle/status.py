@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
+from ffgen.generate.like.provenance import source_changes
 from ffgen.generate.manifest import registry_edits
 from ffgen.generate.plan import render_all
+from ffgen.lifecycle.health import Broken, broken_files
 from ffgen.lifecycle.records import Record, sha256
 from ffgen.lifecycle.replay import all_records, replay
 
-UNCHANGED, EDITED, MISSING = "unchanged", "edited", "missing"
+UNCHANGED, EDITED, MISSING, BROKEN = "unchanged", "edited", "missing", "broken"
 
 
 @dataclass(frozen=True)
@@ -35,12 +37,18 @@ class AlgorithmState:
     files: tuple[FileState, ...] = ()
     behind: tuple[str, ...] = ()  # files today's templates render differently
     missing_entries: tuple[str, ...] = ()  # shared files that lost the algorithm's entry
+    broken: tuple[Broken, ...] = ()  # files with conflict markers or that do not parse
+    # ``--like`` copies: the source's files that changed since the copy (``update --from-source``)
+    source_changed: tuple[str, ...] = ()
 
     @property
     def state(self) -> str:
-        """One word for the table: behind > edited > unchanged ("-" when not generated)."""
+        """One word for the table: broken > behind > edited > unchanged ("-" when not
+        generated)."""
         if not self.generated:
             return "-"
+        if self.broken:
+            return BROKEN
         if self.behind:
             return "behind"
         if any(f.state != UNCHANGED for f in self.files):
@@ -58,6 +66,8 @@ class AlgorithmState:
             "files": [{"path": f.path, "state": f.state} for f in self.files],
             "behind": list(self.behind),
             "missing_entries": list(self.missing_entries),
+            "broken": [b.as_dict() for b in self.broken],
+            "source_changed": list(self.source_changed),
         }
 
 
@@ -114,6 +124,8 @@ def generated_state(
         files=tuple(_file_state(view, record, f.path) for f in record.files),
         behind=tuple(behind),
         missing_entries=missing_entries(view, record, replayed),
+        broken=broken_files(view, record),
+        source_changed=source_changes(view, record),
     )
 
 

@@ -24,9 +24,13 @@ type is covered; today 7 of 168 points.
 
 Speed: the sandbox is created once and copied per point (its read-only data folders linked, the
 copies on RAM-backed /dev/shm where there is one); points are checked in worker processes (one
-per core); each ruff tool runs once over all the files; suites of up to ``SUITE_BATCH`` points
-share one interpreter, so torch is imported once per batch. Missing tools (ruff, or torch for the
-suites) make their stage "skipped", with the reason, instead of failing.
+per core), each parsing the template's files once for all its points; each ruff tool runs once
+over all the files; suites of up to ``SUITE_BATCH`` points share one interpreter, so torch is
+imported once per batch; and points whose plans write the same code and configs (``ode`` and
+``any`` dynamics often render one trainer) share one suite run, its outcome reported on each.
+On a terminal the text form shows a progress bar, elsewhere (CI) a plain line per tenth of a
+stage. Missing tools (ruff, or torch for the suites) make their stage "skipped", with the reason,
+instead of failing.
 """
 
 from __future__ import annotations
@@ -191,7 +195,7 @@ def check_templates_cmd(*, full: bool, fmt: str) -> int:
 
 def _run_with_progress(full: bool) -> CheckReport:
     if not sys.stderr.isatty():
-        return run_check(full=full)
+        return run_check(full=full, progress=plain_progress)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -217,6 +221,21 @@ def _run_with_progress(full: bool) -> CheckReport:
             return advance
 
         return run_check(full=full, progress=track)
+
+
+def plain_progress(stage: str, total: int, steps: int = 10):
+    """Progress for a log (CI, a pipe): one line per tenth of a stage, none when it is empty."""
+    done = 0
+    shown = 0
+
+    def advance(n: int) -> None:
+        nonlocal done, shown
+        done += n
+        if total and done * steps // total > shown:
+            shown = done * steps // total
+            print(f"check-templates: {stage} {done}/{total}", file=sys.stderr, flush=True)
+
+    return advance
 
 
 def first_failure_line(report: CheckReport) -> str:

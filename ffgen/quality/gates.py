@@ -130,16 +130,46 @@ def run_suites(
         return
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
+    runs, copies = _distinct_checkouts(chosen)
     # One interpreter per batch imports torch once; batches stay small enough that one runner
-    # never accumulates a whole --full run, and there are at least as many as workers.
-    count = max(min(jobs, len(chosen)), -(-len(chosen) // SUITE_BATCH))
-    batches = [chosen[i::count] for i in range(count)]
+    # never accumulates a whole --full run, and there are at least as many as workers (more
+    # runners than cores measured slower: a suite keeps its core busy).
+    count = max(min(jobs, len(runs)), -(-len(runs) // SUITE_BATCH))
+    batches = [runs[i::count] for i in range(count)]
     with ThreadPoolExecutor(min(jobs, count)) as pool:
         for future in as_completed([pool.submit(_suite_batch, work, b) for b in batches]):
-            advance(future.result())
+            done = future.result()
+            advance(sum(1 + len(copies.get(p.index, ())) for p in done))
+    for run in runs:
+        for copy in copies.get(run.index, ()):
+            _same_outcome(copy, run)
 
 
-def _suite_batch(work: Path, batch: list[PointResult]) -> int:
+def _distinct_checkouts(chosen: list[PointResult]) -> tuple[list[PointResult], dict]:
+    """The points whose suite runs (the first of each set of byte-identical checkouts), and for
+    each of them the points that leave the same files (their suite would run the same code on
+    the same data: it is run once)."""
+    runs: list[PointResult] = []
+    first: dict[str, PointResult] = {}
+    copies: dict[int, list[PointResult]] = {}
+    for p in chosen:
+        same = first.get(p.files_digest) if p.files_digest else None
+        if same is None:
+            runs.append(p)
+            first.setdefault(p.files_digest, p)
+        else:
+            copies.setdefault(same.index, []).append(p)
+    return runs, copies
+
+
+def _same_outcome(copy: PointResult, run: PointResult) -> None:
+    if run.failure is None:
+        copy.passed.append("suite")
+    else:
+        copy.failure = Failure("suite", f"{run.failure.detail} (the same files as {run.id})")
+
+
+def _suite_batch(work: Path, batch: list[PointResult]) -> list[PointResult]:
     """Run the generated suites of ``batch`` in one child interpreter; record each outcome."""
     spec = work / f"suites-{batch[0].id}.json"
     out = work / f"suites-{batch[0].id}.out.json"
@@ -163,7 +193,7 @@ def _suite_batch(work: Path, batch: list[PointResult]) -> int:
     results = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
     for p in batch:
         _suite_outcome(p, results.get(p.id), tail)
-    return len(batch)
+    return batch
 
 
 def _suite_outcome(p: PointResult, outcome: dict | None, tail: str) -> None:

@@ -39,7 +39,8 @@ EXAMPLES: dict[str, tuple[str, dict[str, str]]] = {
     "sft_demonstrations": ("my-sft", dict(acquisition="dataset", supervision="demonstrations")),
     "dpo_preference_pairs": (
         "my-dpo",
-        dict(acquisition="dataset", supervision="preference_pairs"),
+        # one hyperparameter (--param), so a golden shows what a param renders
+        dict(acquisition="dataset", supervision="preference_pairs", params="margin:float=0.1:>=0"),
     ),
     "dmd_multi_role": (
         "my-dmd",

@@ -44,6 +44,8 @@ class PointResult:
     edited: tuple[str, ...] = ()  # .py files the plan edits or creates besides those
     tests: tuple[str, ...] = ()  # the generated suite's files
     suite: bool = False  # chosen to run the generated suite
+    # what the suite can see of the point: its written files but ffgen's record ("": unknown)
+    files_digest: str = ""
 
     @property
     def id(self) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ffgen.quality.points import NAME, Failure, PointResult, answers_dict, label, point_id
@@ -27,6 +27,8 @@ class _Shared:
     facts: object
     hints: object
     names: object
+    # entries of the view's parse cache known to be the template's own files
+    kept: set = field(default_factory=set)
 
 
 _SHARED: dict[str, _Shared] = {}
@@ -45,10 +47,26 @@ def _shared(template: Path) -> _Shared:
     return _SHARED[key]
 
 
+def _forget_point_parses(shared: _Shared) -> None:
+    """Drop what one point parsed of its own files (rendered, edited): the template's files
+    parse the same for every point, a point's own would only pile up in the worker."""
+    cache = shared.view.parse_cache()
+    for key in [k for k in cache if k not in shared.kept]:
+        _, rel, text = key
+        if shared.view.read(rel) == text:  # the template's own file, first read by this point
+            shared.kept.add(key)
+        else:
+            del cache[key]
+
+
 def check_chunk(template: str, work: str, chunk: list[tuple[int, object]]) -> list[PointResult]:
     """Run the in-process stages for some points (a worker task)."""
     shared = _shared(Path(template))
-    return [check_point(shared, Path(work), index, c) for index, c in chunk]
+    results = []
+    for index, c in chunk:
+        results.append(check_point(shared, Path(work), index, c))
+        _forget_point_parses(shared)
+    return results
 
 
 def check_point(shared: _Shared, work: Path, index: int, c) -> PointResult:
@@ -60,7 +78,7 @@ def check_point(shared: _Shared, work: Path, index: int, c) -> PointResult:
         ("plan", lambda: _plan(shared, c, state)),
         ("conformance", lambda: None),  # inside build_plan: a refusal there is reported here
         ("write", lambda: _write(shared, work / point_id(index), state)),
-        ("verify", lambda: _verify(work / point_id(index))),
+        ("verify", lambda: _verify(shared, work / point_id(index))),
     )
     for stage, step in steps:
         try:
@@ -145,16 +163,30 @@ def _linked(template: Path, folder: str, names: list[str]) -> list[str]:
     return [n for n in names if n in READ_ONLY_DIRS] if Path(folder) == template else []
 
 
-def _verify(root: Path) -> None:
+def _verify(shared: _Shared, root: Path) -> None:
     from ffgen.checkout.view import CheckoutView
     from ffgen.verify import run_verify
 
-    report = run_verify(CheckoutView(root))
+    # The copy's files that the point left as they were parse as the template's did.
+    report = run_verify(CheckoutView(root, share_parses_with=shared.view))
     if report.findings:
         f = report.findings[0]
         raise _StageFailed(
             f"{f.rule_id} {f.location}: {f.message} ({len(report.findings)} finding(s))"
         )
+
+
+def files_digest(plan) -> str:
+    """A digest of every file the plan writes that a generated suite can read: all but ffgen's
+    record under ``.ffgen/`` and the docs pages (``.md``; the suites read code and configs).
+    Two points with one digest give their suites the same code and data to run."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for change in sorted(plan.writes, key=lambda ch: ch.path):
+        if not change.path.startswith(".ffgen/") and not change.path.endswith(".md"):
+            digest.update(f"{change.path}\0{change.status.value}\0{change.new}\0".encode())
+    return digest.hexdigest()
 
 
 def _files(result: PointResult, state: dict) -> None:
@@ -167,6 +199,7 @@ def _files(result: PointResult, state: dict) -> None:
         result.edited = tuple(
             ch.path for ch in plan.writes if ch.path.endswith(".py") and ch.path not in rendered
         )
+        result.files_digest = files_digest(plan)
     ctx = state.get("ctx")
     if ctx is not None:
         result.tests = (ctx.test_path, layout.args_test_path(ctx.module))

@@ -2,7 +2,8 @@
 
 IDs are stable: FF0xx = verify itself, FF1xx = registries and re-exports, FF2xx = contracts and
 paradigm, FF3xx = trainer hooks and inheritance, FF4xx = argument classes, FF5xx = example YAMLs,
-FF6xx = roles and checkpoint children. Never renumber a rule; retire it instead.
+FF6xx = roles and checkpoint children, FF7xx = the new-algorithm guide's common
+failures. Never renumber a rule; retire it instead.
 """
 
 from __future__ import annotations
@@ -132,8 +133,13 @@ RULES: tuple[Rule, ...] = (
        "implement optimize_batch(batch) and remove optimize()/sample()"),
     _R("FF305", "unsanctioned trainer-to-trainer inheritance", ERROR,
        "New trainers inherit BaseTrainer directly and share behaviour through helpers; the only "
-       "sanctioned strict extensions are GRPO-Guard/DPPO from GRPO and TDM-R1 from TDM.",
-       "inherit BaseTrainer and move shared code into a helper, or record an accepted exception"),
+       "sanctioned strict extensions are GRPO-Guard/DPPO from GRPO and TDM-R1 from TDM (the "
+       "checkout's ff-new-algorithm skill says which), and a new strict extension of a "
+       "sanctioned parent (GRPO, TDM) whose docstring documents it: that it is a strict "
+       "extension of the parent and why BaseTrainer plus shared helpers is not enough "
+       "(`ffgen new NAME --extends KEY` writes one).",
+       "inherit BaseTrainer and move shared code into a helper, document a strict extension of a "
+       "sanctioned parent, or record an accepted exception"),
     _R("FF401", "args base does not match acquisition", ERROR,
        "Dataset algorithms inherit OfflineFlowMatchingTrainingArguments (finite-loader cadence, "
        "explicit accumulation, offline flow-matching fields); generation algorithms must not.",
@@ -216,6 +222,115 @@ RULES: tuple[Rule, ...] = (
        "adapter_ema, adapter_reference and multirole are declared by the framework; a child "
        "registered under a name not in runtime_child_names makes checkpointing raise.",
        "rename the child, or add the registered name to runtime_child_names"),
+    # FF701-FF704: the guide's common failures of collection, advantages and offline batches.
+    _R("FF701", "sample() bypasses the collection path", ERROR,
+       "generate_samples() and sample_batch() own rollout mode (adapter.rollout()), source and "
+       "metadata propagation onto every sample (_inject_batch_metadata), reward buffering "
+       "(reward_buffer.add_samples), the rollout acceleration context and loader iteration; "
+       "every built-in collects through them or through shared helpers built on sample_batch "
+       "(DMD2, TDM, TDM-R1: generate_one_rollout_batch). A sample() path (sample and the own "
+       "methods it calls, own generate_samples/sample_batch overrides) that calls "
+       "adapter.inference() or the pipeline directly loses what it does not redo: an error "
+       "when one of those calls appears nowhere on the path, a warning when the trainer redoes "
+       "all of them by hand (correct today, but off the framework's path). An own sample_batch "
+       "override is the documented seam for a different inference call and passes while it "
+       "keeps metadata injection and reward buffering.",
+       "return self.generate_samples(reward_buffer=..., ...) from sample() (or call "
+       "self.sample_batch(batch, ...) per batch); put a different inference call in a "
+       "sample_batch override"),
+    _R("FF702", "advantage gather/normalisation reimplemented", ERROR,
+       "BaseTrainer.prepare_feedback finalizes the reward buffer and compute_advantages hands "
+       "the rewards to the AdvantageProcessor, which gathers them across processes, aggregates "
+       "them, normalises per group (or by the global std), logs and scatters each rank's share "
+       "back onto its samples. Online DPO overrides compute_advantages and still delegates; "
+       "NFT, AWM, GRPO, CRD and DGPO transform batch['advantage'] (CRD gathers advantages for "
+       "its centred loss), never rewards. verify follows values from the reward buffer's "
+       "finalize(), the reward processor or models, a ['rewards'] lookup and a "
+       "compute_advantages `rewards` parameter through each method. Storing advantages derived "
+       "from them, or a compute_advantages override that never calls the processor, is certain: "
+       "an error. Gathering rewards across processes, or taking their std or subtracting their "
+       "mean, is an error in a trainer that never reaches the processor and a warning in one "
+       "that does (there it may only feed a log).",
+       "finalize the rewards and call self.compute_advantages(samples, rewards, "
+       "store_to_samples=True) (or keep the base prepare_feedback); read batch['advantage'] in "
+       "the loss"),
+    _R("FF703", "encoded outputs cached or condition prepared twice per batch", ERROR,
+       "Offline optimization caches input conditions only and encodes outputs on demand "
+       "(adapter.encode_output_state in every optimize_batch), and calls "
+       "adapter.prepare_condition_state() once per batch, every preference arm sharing the one "
+       "prepared condition, as SFT and offline DPO do. encode_output_state results kept in a "
+       "trainer container (dict, list, set, an lru_cache'd method), or in an attribute that is "
+       "assigned only when a check of the same attribute says it is empty, are reused on later "
+       "batches and epochs as stale targets: an error. A plain attribute holding the current "
+       "batch's outputs is a warning (only a later read would make it a cache). "
+       "prepare_condition_state() reached twice on one path through optimize_batch (directly or "
+       "through own helpers), or inside a loop, redraws the condition per candidate: an error.",
+       "encode outputs inside optimize_batch with adapter.encode_output_state(media, prepared) "
+       "each batch, and call adapter.prepare_condition_state(condition) once per batch, "
+       "passing the result to every arm"),
+    _R("FF704", "optimizer stepped outside the accumulation window", ERROR,
+       "A dataset trainer gets one optimize_batch() call per loader batch; SFT and offline DPO "
+       "backward inside accumulate_gradients() and call _apply_optimizer_step only under `if "
+       "self.accelerator.sync_gradients:`, so every optimizer step covers exactly "
+       "gradient_accumulation_steps microbatches (the guide: explicit positive accumulation, "
+       "no partial-window flush). An optimizer step on optimize_batch's path (own helpers "
+       "included) that is not under that check steps and counts every microbatch; a step "
+       "reached from _after_acquisition_cycle flushes the open window at the end of a data "
+       "epoch; assigning sync_gradients forces a step on a partial window; a test like "
+       "`sync_gradients or <end of data>` is no guard. Each is certain from the code: errors.",
+       "step only in optimize_batch under `if self.accelerator.sync_gradients:` "
+       "(self._loss_info = self._apply_optimizer_step(self._loss_info)), never at the end of an "
+       "epoch"),
+    # FF705-FF708: the guide's common failures of setup, CFG, roles and arguments.
+    _R("FF705", "duplicated initialization", ERROR,
+       "BaseTrainer.__init__ runs _initialization() once, in an order exact resume depends on: "
+       "paradigm dynamics, dataloader, variant declaration, optimizer, one prepare of the model "
+       "bundle, inference components, acceleration, rewards. No built-in trainer overrides it; "
+       "each uses the hooks it calls. An override that does not call super() replaces that "
+       "setup and calling it again builds a second optimizer and prepare: errors. An override "
+       "that calls super() keeps the setup but moves algorithm code into the base's phase: a "
+       "warning, since the evidence is only that the hooks were bypassed.",
+       "delete the override (or the call) and move the extra setup into "
+       "_build_train_dataloader, _declare_model_variants, _initialize_snapshots or "
+       "_init_reward_model"),
+    _R("FF706", "rollout CFG in offline flow matching", ERROR,
+       "Finite-data velocity matching is conditioned by the adapter's "
+       "offline_training_forward_overrides (guidance_scale 1.0 for conventional CFG adapters; "
+       "adapters with learned guidance replace the whole mapping), independent of the sampling "
+       "config. forward_velocity_state fills the forward kwargs from training_args, whose "
+       "guidance_scale is the rollout one, and lets explicit overrides win, so every forward of "
+       "a dataset trainer spreads **adapter.offline_training_forward_overrides, as SFT and "
+       "offline DPO do for policy and reference. A forward without them, or one passing "
+       "training_args.guidance_scale, trains with rollout CFG: an error. A direct "
+       "forward_state() without them, or a hand-set guidance_scale, is a warning (the kwargs "
+       "reaching the adapter are not known statically). Separately, an args field that scales "
+       "CFG for an optimize/reference branch (real_guidance_scale, kl_cfg, kl_guidance_scale) "
+       "needs get_preprocess_guidance_scale() overridden, as DMD2, CRD, DGPO, DPPO and "
+       "DiffusionOPD do, so negative conditions get encoded when rollout CFG is weaker: a "
+       "warning, since only the field name says it is such a scale.",
+       "spread **self.adapter.offline_training_forward_overrides into every offline forward; "
+       "override get_preprocess_guidance_scale() for a stronger branch CFG"),
+    _R("FF707", "frozen or time-shifted copy as a live trainable role", ERROR,
+       "A component variant (a required trainable role, or a declare_component_variants() "
+       "name) is a live copy with its own gradients, optimizer group and checkpoint state. A "
+       "frozen reference goes through use_ref_parameters(); an old, EMA or sampling copy is a "
+       "named-parameter or variant snapshot. DMD2 keeps its reference score out of its roles "
+       "(generator, fake), TDM-R1's slow surrogate is a variant snapshot. A role whose default "
+       "optimizer has learning_rate 0, or whose parameters the trainer stops requiring grad "
+       "for, never trains: an error. A role named as such a copy (ref, reference, ema, teacher, "
+       "old, frozen, slow, sampling, ...) is a warning: the name is the only evidence.",
+       "drop the role and keep the copy as a snapshot (use_ref_parameters, "
+       "add_named_parameters, declare_variant_snapshot)"),
+    _R("FF708", "trainer reads an undefined argument", ERROR,
+       "self.training_args is an instance of the args class registered under the same key. A "
+       "trainer method that runs (its own classes, not the framework's) reading "
+       "training_args.<name> (directly, through self.config, a local alias or getattr without "
+       "a default) that the class and its bases do not define as a field, class attribute, "
+       "property, method or attribute set in a method, raises AttributeError at that line: "
+       "unknown keys of the YAML land in extra_kwargs, not on the instance. Guarded reads "
+       "(getattr default, hasattr, except AttributeError, an isinstance branch) and classes "
+       "with an unresolved base or a __getattr__ are not flagged.",
+       "add the field to the args class (default, help, validation) or read a defined field"),
 )
 
 BY_ID: dict[str, Rule] = {r.id: r for r in RULES}

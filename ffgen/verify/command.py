@@ -132,9 +132,11 @@ def print_fix_text(result, root: Path, dry_run: bool) -> None:
 def explain_rule(rule_id: str, fmt: str = "text") -> int:
     from ffgen.verify.catalogue import BY_ID, SANCTIONED_EXTENSIONS
 
+    if rule_id.strip().lower() == "all":
+        return list_rules(fmt)
     rule = BY_ID.get(rule_id.strip().upper())
     if rule is None:
-        return _fail(f"unknown rule {rule_id!r}; known: {', '.join(BY_ID)}")
+        return _fail(f"unknown rule {rule_id!r}; known: {', '.join(BY_ID)} (or all)")
     sanctioned = SANCTIONED_EXTENSIONS if rule.id == "FF305" else {}
     if fmt == "json":
         print(json.dumps({
@@ -151,6 +153,20 @@ def explain_rule(rule_id: str, fmt: str = "text") -> int:
     print(f"\nFix: {rule.fix}")
     print("Accept for one algorithm in .ffgen-verify.yaml: "
           f"accepted: [{{algorithm: KEY, rule: {rule.id}, reason: ...}}]")
+    return EXIT_OK
+
+
+def list_rules(fmt: str) -> int:
+    """``--explain all``: every rule, one line each (id, severity, title), or as JSON."""
+    from ffgen.verify.catalogue import RULES
+
+    if fmt == "json":
+        rows = [{"rule_id": r.id, "severity": r.severity, "title": r.title} for r in RULES]
+        print(json.dumps({"rules": rows}, indent=2))
+        return EXIT_OK
+    for r in RULES:
+        print(f"{r.id} [{r.severity}] {r.title}")
+    print(f"\n{len(RULES)} rules; ffgen verify --explain ID prints one rule's rationale and fix.")
     return EXIT_OK
 
 

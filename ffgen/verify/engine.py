@@ -5,11 +5,15 @@ from __future__ import annotations
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import UsageError
 from ffgen.verify import (
+    rules_arg_reads,
     rules_backends,
     rules_classes,
     rules_examples,
     rules_registry,
     rules_roles,
+    rules_semantic,
+    rules_semantic_offline,
+    rules_semantic_roles,
 )
 from ffgen.verify.catalogue import finding
 from ffgen.verify.exceptions import apply_accepted, load_accepted
@@ -19,7 +23,8 @@ from ffgen.verify.model import Finding, Report
 
 FACT_RULES = (
     *rules_registry.RULES, *rules_classes.RULES, *rules_roles.RULES,
-    *rules_backends.RULES,
+    *rules_backends.RULES, *rules_semantic.RULES, *rules_semantic_offline.RULES,
+    *rules_semantic_roles.RULES, *rules_arg_reads.RULES,
 )
 
 

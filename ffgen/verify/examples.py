@@ -70,6 +70,11 @@ def _read_example(view: CheckoutView, path: str) -> Example:
         text = view.read(path) or ""
     except FfgenError as exc:
         return Example(path, None, None, (1, exc.message.removeprefix(f"{path} ")))
+    # shared by everyone reading this view (hints, verify): loaded once per file content
+    return view.parsed("yaml", path, text, _load_example)
+
+
+def _load_example(text: str, path: str) -> Example:
     return load_example(path, text)
 
 

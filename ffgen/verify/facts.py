@@ -13,7 +13,7 @@ from functools import cached_property
 from ffgen.checkout import layout
 from ffgen.errors import UsageError
 from ffgen.verify.catalogue import CONTRACT_CONSTANTS, OPTIMIZER_KINDS
-from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo
+from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo, walk
 
 ARGS_REGISTRY_MODULE = "flow_factory.hparams.training_args._registry"
 TRAINER_REGISTRY_MODULE = "flow_factory.trainers.registry"
@@ -219,7 +219,7 @@ class Facts:
         if owner is None:
             return None, 0
         fn = owner.methods["required_trainable_roles"]
-        for node in ast.walk(fn):
+        for node in walk(fn):
             if isinstance(node, ast.Return):
                 value = self.index.literal(owner.module, node.value)
                 if isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
@@ -231,7 +231,7 @@ def _calls_super(fn: ast.AST, name: str) -> bool:
     return any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
         and isinstance(n.func.value, ast.Call) and getattr(n.func.value.func, "id", "") == "super"
-        for n in ast.walk(fn)
+        for n in walk(fn)
     )
 
 

@@ -78,6 +78,25 @@ class SyntaxProblem:
     message: str
 
 
+def walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk(node)`` as a list (same nodes, same breadth-first order), made once per node:
+    the rules walk the same methods over and over. Kept on the node itself, so it lives exactly
+    as long as the (shared, never modified) tree."""
+    cached = node.__dict__.get("_ffgen_walk")
+    if cached is not None:
+        return cached
+    out = [node]
+    for current in out:  # the list grows while it is read: breadth first
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                out.append(value)
+            elif isinstance(value, list):
+                out.extend(v for v in value if isinstance(v, ast.AST))
+    node._ffgen_walk = out
+    return out
+
+
 def module_paths(dotted: str) -> tuple[str, str]:
     base = "src/" + dotted.replace(".", "/")
     return base + ".py", base + "/__init__.py"
@@ -111,7 +130,7 @@ class CheckoutIndex:
     def _parse(self, dotted: str, path: str, is_pkg: bool, text: str) -> ModuleInfo:
         info = ModuleInfo(dotted, path, is_pkg)
         try:
-            tree = ast.parse(text, filename=path)
+            tree = self.view.python_tree(path, text)  # shared with hints and conformance
         except SyntaxError as exc:
             self.syntax_problems[path] = SyntaxProblem(path, exc.lineno or 1, exc.msg)
             return info

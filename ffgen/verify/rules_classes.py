@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ffgen.verify.catalogue import CONTRACT_CONSTANTS, PARADIGMS, SANCTIONED_EXTENSIONS, finding
+from ffgen.verify.catalogue import CONTRACT_CONSTANTS, PARADIGMS, finding
+from ffgen.verify.extensions import class_docstring, documents_extension, sanctioned_extensions
 from ffgen.verify.facts import BASE_ARGS, OFFLINE_ARGS, Algorithm, Declared, Facts
-from ffgen.verify.index import ClassInfo
+from ffgen.verify.index import ClassInfo, walk
 from ffgen.verify.model import WARNING, Finding
 
 PROGRESS_ATTRS = ("step", "epoch", "data_epoch", "cycle_index", "progress", "global_step")
@@ -142,13 +143,13 @@ def _progress_finding(
 def _calls(cls: ClassInfo, name: str) -> bool:
     return any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-        for fn in cls.methods.values() for n in ast.walk(fn)
+        for fn in cls.methods.values() for n in walk(fn)
     )
 
 
 def _steps_optimizer(fn: ast.AST) -> bool:
     """``<...optimizer...>.step()`` in ``fn`` (self.optimizer, an optimizers[role], a local)."""
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step":
             if "optimizer" in ast.unparse(n.func.value).lower():
                 return True
@@ -156,7 +157,7 @@ def _steps_optimizer(fn: ast.AST) -> bool:
 
 
 def _progress_writes(fn: ast.AST) -> Iterator[tuple[int, str]]:
-    for node in ast.walk(fn):
+    for node in walk(fn):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -221,23 +222,58 @@ def _dataset_hooks(facts: Facts, alg: Algorithm, t: ClassInfo) -> Iterator[Findi
 
 
 def check_inheritance(facts: Facts) -> Iterator[Finding]:
-    """FF305: trainer-to-trainer inheritance only for the sanctioned extensions."""
+    """FF305: trainer-to-trainer inheritance only for a sanctioned strict extension: a child the
+    checkout lists (GRPO-Guard from GRPO, ...), or a trainer within a sanctioned parent's MRO
+    whose docstring documents the extension (``ffgen new --extends`` writes one)."""
+    declared = sanctioned_extensions(facts.index.view)
+    parents = tuple(dict.fromkeys(declared.values()))
     for alg in facts.algorithms:
         t = alg.trainer_cls
         if t is None:
             continue
         ancestors = [c for c in facts.own_classes(t)[1:] if facts.is_trainer_class(c)]
-        parent_alg = facts.algorithm(SANCTIONED_EXTENSIONS.get(alg.key, ""))
-        allowed: set[int] = set()
-        if parent_alg is not None and parent_alg.trainer_cls is not None:
-            allowed = {id(c) for c in facts.index.mro(parent_alg.trainer_cls)}
-        bad = [c for c in ancestors if id(c) not in allowed]
-        if bad:
+        if not ancestors or _within(facts, declared.get(alg.key, ""), ancestors):
+            continue
+        parent = next((p for p in parents if _within(facts, p, ancestors)), None)
+        if parent is None:
+            listed = ", ".join(f"{c} from {p}" for c, p in declared.items())
             yield finding(
                 "FF305", t.path, t.line, alg.key,
-                f"{t.name} inherits trainer {bad[0].name}; only GRPO-Guard/DPPO from GRPO and "
-                "TDM-R1 from TDM are sanctioned",
+                f"{t.name} inherits trainer {ancestors[0].name}; only strict extensions of "
+                f"{' and '.join(parents)} are sanctioned ({listed})",
             )
+            continue
+        parent_cls = facts.algorithm(parent).trainer_cls
+        if not documents_extension(_docstring(facts, t), parent, parent_cls.name):
+            yield finding(
+                "FF305", t.path, t.line, alg.key,
+                f"{t.name} extends {parent_cls.name} ({parent}) without documenting the strict "
+                "extension: its docstring must say it is a strict extension of "
+                f"{parent_cls.name} and why BaseTrainer plus shared helpers is not enough",
+                f'open the class docstring with "a strict extension of {parent_cls.name}" and '
+                "the reason",
+            )
+
+
+def _within(facts: Facts, parent_key: str, ancestors: list[ClassInfo]) -> bool:
+    """Every trainer ancestor lies in the MRO of ``parent_key``'s trainer."""
+    parent = facts.algorithm(parent_key) if parent_key else None
+    if parent is None or parent.trainer_cls is None:
+        return False
+    allowed = {id(c) for c in facts.index.mro(parent.trainer_cls)}
+    return all(id(c) in allowed for c in ancestors)
+
+
+def _docstring(facts: Facts, cls: ClassInfo) -> str | None:
+    """The class's docstring, read from its module (the index keeps no docstrings)."""
+    text = facts.index.view.read(cls.path)
+    try:
+        tree = ast.parse(text or "")
+    except (SyntaxError, RecursionError):
+        return None
+    node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.name
+                 and n.lineno == cls.line), None)
+    return class_docstring(node)
 
 
 def check_args_base(facts: Facts) -> Iterator[Finding]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ffgen.verify.catalogue import RESERVED_RUNTIME_CHILDREN, finding
 from ffgen.verify.facts import Algorithm, Facts
-from ffgen.verify.index import ClassInfo
+from ffgen.verify.index import ClassInfo, walk
 from ffgen.verify.model import Finding
 
 ROLE_HOOK = "_optimizer_args_for_role"
@@ -49,7 +49,7 @@ def _defaults(facts: Facts, alg: Algorithm, roles: tuple[str, ...]) -> Iterator[
         )
         return
     fn = owner.methods[ROLE_HOOK]
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Name) and node.id.endswith("_DEFAULT_OPTIMIZERS"):
             names = _default_names(facts, owner, node.id)
             if names is not None and sorted(names) != sorted(roles):
@@ -81,7 +81,7 @@ def _plan(facts: Facts, alg: Algorithm, roles: tuple[str, ...]) -> Iterator[Find
     fn = owner.methods[PLAN]
     phases = [
         n.args[0].value
-        for n in ast.walk(fn)
+        for n in walk(fn)
         if isinstance(n, ast.Call) and _callee(n) == "RolePhase" and n.args
         and isinstance(n.args[0], ast.Constant)
     ]
@@ -113,7 +113,7 @@ def check_snapshots(facts: Facts) -> Iterator[Finding]:
         multirole = roles is not None and len(roles) > 1
         declared = _declared_children(facts, t)
         for owner, fn in facts.effective_methods(t):
-            for node in ast.walk(fn):
+            for node in walk(fn):
                 if not isinstance(node, ast.Call):
                     continue
                 kind = SNAPSHOT_CALLS.get(_callee(node))
@@ -219,7 +219,7 @@ def check_children(facts: Facts) -> Iterator[Finding]:
 
 def _undeclared(facts: Facts, alg: Algorithm, names: set[str]) -> Iterator[Finding]:
     for owner, fn in facts.effective_methods(alg.trainer_cls):
-        for node in ast.walk(fn):
+        for node in walk(fn):
             if not (isinstance(node, ast.Call) and _callee(node) in REGISTER_CALLS):
                 continue
             arg = node.args[0] if node.args else None

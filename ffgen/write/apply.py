@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ffgen import stdout_guard
 from ffgen.checkout import textfile
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
@@ -82,7 +83,7 @@ def validate_content(change: FileChange) -> None:
         import yaml
 
         try:
-            yaml.safe_load(change.new)
+            yaml.load(change.new, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:
             raise RefusedError(
                 f"{change.path}: planned YAML does not parse ({exc}); nothing was written"
@@ -294,6 +295,7 @@ def apply_plan(root: Path, plan: Plan) -> tuple[FileChange, ...]:
     """Carry out the plan's CREATE/UPDATE/DELETE changes under ``root``; return them."""
     if plan.conflicts:
         raise RefusedError("refusing to apply a plan with conflicts")
+    stdout_guard.before_writes()  # output already lost: write nothing, and say so
     writes = plan.writes
     top = root.resolve()
     with _SignalGuard(len(writes), top) as guard, journal.exclusive(top):
@@ -314,4 +316,5 @@ def apply_plan(root: Path, plan: Plan) -> tuple[FileChange, ...]:
             journal.end(top)
             raise
         journal.end(top)
+    stdout_guard.after_writes(top, len(writes))
     return writes

@@ -16,11 +16,9 @@ that holds neither (edited by hand since) is not touched: the command refuses, n
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,6 +57,8 @@ def new_journal(key: str, entries: Iterable[Entry], created_dirs: Iterable[str])
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # here, like tempfile below: a command that only reads never needs them
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -68,6 +68,8 @@ def digest(data: bytes) -> str:
 def durable_write(path: Path, data: bytes, mode: int) -> None:
     """Replace ``path`` with ``data`` atomically and durably: a temporary sibling, written and
     fsynced, given ``mode``, renamed over the path. Readers see the old file or the new one."""
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -1,26 +1,31 @@
-"""One ffgen process at a time per checkout: ``.ffgen/lock``.
+"""One ffgen process at a time per checkout: an OS lock (``flock``) on ``.ffgen/lock``.
 
-The lock file is created with ``O_CREAT | O_EXCL`` (atomic: of two processes exactly one creates
-it) and holds the owner's pid, host and start time as JSON. A second process retries for a short
-while (``FFGEN_LOCK_WAIT`` seconds, default 2) and then refuses, naming the file and the pid. A
-lock whose pid is no longer alive on this host is stale (its process was killed) and is taken
-over. The lock file, and ``.ffgen/`` itself when the lock was all that was left in it, are
-removed on release, so holding the lock never shows as a change of the checkout.
+The kernel holds the lock for as long as the process keeps the file open and drops it when the
+process ends, however it ends (``kill -9`` included), so a lock can never go stale: a file left
+behind by a killed process is simply locked again by the next command. What the file says (pid,
+host, start time, command line) is only information for the message a waiting command shows; it
+never decides who holds the lock.
+
+A second process retries for a short while (``FFGEN_LOCK_WAIT`` seconds, default 2) and then
+refuses in one line, naming the file and its holder. The holder removes the file (while it still
+holds it) and ``.ffgen/`` when the lock was all that was left in it, so holding the lock never
+shows as a change of the checkout. A waiter that opened the file just before it was removed sees
+that its file is no longer the one at the path and starts over.
 
 The lock is re-entrant within one process, so a command may hold it around planning and
-``apply_plan`` can still take it.
+``apply_plan`` can still take it. The descriptor is not inherited by programs ffgen starts.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
-import socket
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ffgen.errors import RefusedError
@@ -30,7 +35,7 @@ LOCK_PATH = ".ffgen/lock"
 WAIT_ENV = "FFGEN_LOCK_WAIT"
 DEFAULT_WAIT = 2.0
 _POLL = 0.05
-_GARBLED_GRACE = 5.0  # a lock without readable content younger than this is being written
+_BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
 
 _held: dict[Path, int] = {}  # lock path -> nesting depth, for this process
 
@@ -54,7 +59,7 @@ def checkout_lock(root: Path, wait: float | None = None) -> Iterator[Path]:
     except OSError as exc:
         raise _cannot_lock(path, exc) from None
     try:
-        mine, recreated = _acquire(path, _wait_seconds(wait))
+        fd, recreated = _acquire(path, _wait_seconds(wait))
     except BaseException:
         _remove_folder_if_ours(folder, made_folder, folder_was_empty)
         raise
@@ -63,7 +68,7 @@ def checkout_lock(root: Path, wait: float | None = None) -> Iterator[Path]:
         yield path
     finally:
         del _held[path]
-        _release(path, mine)
+        _release(path, fd)
         # a folder the previous holder removed and we made again is ours to remove too
         _remove_folder_if_ours(folder, made_folder or recreated, folder_was_empty)
 
@@ -80,110 +85,85 @@ def _wait_seconds(wait: float | None) -> float:
         raise RefusedError(f"{WAIT_ENV}={raw!r} is not a number of seconds") from None
 
 
-def _acquire(path: Path, wait: float) -> tuple[str, bool]:
-    """Create the lock file; return the text written (to recognise our own lock on release)."""
+def _acquire(path: Path, wait: float) -> tuple[int, bool]:
+    """Lock the file at ``path``; return its descriptor (held open until release) and whether
+    ``.ffgen/`` had to be made again on the way."""
     deadline = time.monotonic() + wait
-    text = json.dumps(
-        {
-            "pid": os.getpid(),
-            "host": socket.gethostname(),
-            "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
-    )
     recreated = False
     while True:
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            pass
-        except FileNotFoundError:  # a releasing process removed .ffgen/ just now
+        fd = _open(path)
+        if fd is None:  # a releasing process removed .ffgen/ just now
             path.parent.mkdir(exist_ok=True)
             recreated = True
             continue
-        except OSError as exc:  # a read-only checkout, permission denied
-            raise _cannot_lock(path, exc) from None
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-            return text + "\n", recreated
-        if path.is_dir():
-            raise RefusedError(
-                f"{path} is a folder, not ffgen's lock file; remove it and run ffgen again"
-            )
-        holder = _read_holder(path)
-        if holder is None:
-            continue  # released between our open and our read: try again at once
-        if _is_stale(holder):
-            _take_over(path, holder)
+        if _try_lock(path, fd):
+            if _is_current(path, fd):
+                _write_info(fd)
+                return fd, recreated
+            os.close(fd)  # locked a file its holder removed as we opened it: start over
             continue
+        holder = _read_info(fd)
+        os.close(fd)
         if time.monotonic() >= deadline:
             raise RefusedError(_busy_message(path, holder))
         time.sleep(_POLL)
 
 
-# What a lock file says: its parsed content (may be {} when unreadable), inode and age.
-_Holder = tuple[dict, int, float]
-
-
-def _read_holder(path: Path) -> _Holder | None:
+def _open(path: Path) -> int | None:
     try:
-        fd = os.open(path, os.O_RDONLY)
+        # O_NOFOLLOW: never lock (or write) through a symlink someone put there.
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except FileNotFoundError:
         return None
-    with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as handle:
-        stat = os.fstat(handle.fileno())
-        raw = handle.read()
+    except IsADirectoryError:
+        raise RefusedError(
+            f"{path} is a folder, not ffgen's lock file; remove it and run ffgen again"
+        ) from None
+    except OSError as exc:  # a read-only checkout, permission denied, a symlink
+        raise _cannot_lock(path, exc) from None
+
+
+def _try_lock(path: Path, fd: int) -> bool:
     try:
-        data = json.loads(raw)
-    except ValueError:
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
-    return data, stat.st_ino, time.time() - stat.st_mtime
-
-
-def _is_stale(holder: _Holder) -> bool:
-    data, _, age = holder
-    pid = data.get("pid")
-    if not isinstance(pid, int) or data.get("host") is None:
-        # A killed process may leave an empty lock (created, never written): stale once old.
-        return age > _GARBLED_GRACE
-    if data["host"] != socket.gethostname():
-        return False  # cannot see processes on another host: treat as held
-    return not _pid_alive(pid)
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
-        return exc.errno != errno.ESRCH
+        if exc.errno in _BUSY:
+            return False
+        os.close(fd)
+        raise _cannot_lock(path, exc) from None  # a file system without locks (ENOLCK)
     return True
 
 
-def _take_over(path: Path, holder: _Holder) -> None:
-    """Move the stale lock aside; if a live lock was moved by a race, put it back."""
-    aside = path.with_name(f"{path.name}.stale.{os.getpid()}")
+def _is_current(path: Path, fd: int) -> bool:
+    """Whether ``fd`` is still the file at ``path`` (not one its holder removed meanwhile)."""
     try:
-        os.rename(path, aside)
+        on_disk = os.stat(path, follow_symlinks=False)
     except FileNotFoundError:
-        return  # someone else took it over first
+        return False
+    mine = os.fstat(fd)
+    return (on_disk.st_dev, on_disk.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _write_info(fd: int) -> None:
+    import shlex  # only the holder needs it, and only here
+
+    info = {
+        "pid": os.getpid(),
+        "host": os.uname().nodename,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "command": shlex.join(["ffgen", *sys.argv[1:]]),
+    }
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, (json.dumps(info) + "\n").encode("utf-8"), 0)
+
+
+def _read_info(fd: int) -> dict:
+    """What the holder wrote about itself ({} while it has not written yet, or when garbled)."""
     try:
-        if os.stat(aside).st_ino != holder[1]:
-            # Between our read and the rename another process replaced the stale lock with
-            # its own live one: restore it (link fails if a third one exists already).
-            try:
-                os.link(aside, path)
-            except FileExistsError:
-                pass
-    finally:
-        aside.unlink(missing_ok=True)
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _cannot_lock(path: Path, exc: OSError) -> RefusedError:
@@ -193,23 +173,29 @@ def _cannot_lock(path: Path, exc: OSError) -> RefusedError:
     )
 
 
-def _busy_message(path: Path, holder: _Holder) -> str:
-    data = holder[0]
-    who = f"pid {data.get('pid', '?')} on {data.get('host', '?')}"
-    since = f" since {data['time']}" if "time" in data else ""
+def _busy_message(path: Path, holder: dict) -> str:
+    who = ""
+    if "pid" in holder:
+        who = f" (pid {holder['pid']} on {holder.get('host', '?')}"
+        who += f" since {holder['time']}" if "time" in holder else ""
+        who += f", running `{holder['command']}`" if "command" in holder else ""
+        who += ")"
     return (
-        f"another ffgen process ({who}{since}) holds the lock {path}; wait for it to finish, "
-        "or delete the file if that process is gone"
+        f"another ffgen process{who} holds the lock {path}; the lock goes when that process "
+        "ends: wait for it and run ffgen again"
     )
 
 
-def _release(path: Path, mine: str) -> None:
+def _release(path: Path, fd: int) -> None:
+    """Remove the file while still holding it (so no one can lock it in between), then drop the
+    lock by closing it."""
     try:
-        current = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return
-    if current == mine:  # never remove a lock that another process has taken over
-        path.unlink(missing_ok=True)
+        if _is_current(path, fd):
+            path.unlink()
+    except OSError:
+        pass  # a lock file left behind is harmless: the next command locks it again
+    finally:
+        os.close(fd)
 
 
 def _remove_folder_if_ours(folder: Path, made: bool, was_empty: bool) -> None:

@@ -266,7 +266,7 @@ def test_remove_json_dry_run_kept_and_write(generated):
     trainer = generated / TRAINER
     trainer.write_text(trainer.read_text() + "# mine\n")
     args = ("remove", "my-algo", "--checkout", str(generated), "--format", "json")
-    planned = valid("remove", invoke(*args, "--dry-run"))
+    planned = valid("remove", invoke(*args, "--dry-run", "--keep-edited"))
     statuses = {f["path"]: (f["status"], f["note"]) for f in planned["files"]}
     assert statuses[TRAINER][0] == "KEPT" and statuses[TRAINER][1]
     forced = invoke(*args, "--force")

@@ -187,7 +187,7 @@ def test_the_skill_drives_new_edit_verify_and_the_suite(tmp_path):
     (updated,) = outputs["update"]
     assert updated["conflicts"] == []
     status = {f["path"]: f["status"] for f in updated["files"]}
-    assert status[trainer_path] == "IDENTICAL"  # today's templates: the edit is kept as it is
+    assert status[trainer_path] == "KEPT"  # today's templates: the edit is kept as it is
     assert CLAMPED in (root / trainer_path).read_text(encoding="utf-8")
 
     # The suite the skill runs guards the block an agent edits: a sign error there fails it.

@@ -213,3 +213,55 @@ def test_full_runs_the_suite_on_every_point_and_the_fast_form_on_the_subset(monk
     ct.run_check(full=False)
     ct.run_check(full=True)
     assert chosen == [["p000", "p001"], ["p000", "p001", "p002"]]
+
+
+def test_plain_progress_prints_a_line_per_tenth(capsys):
+    advance = ct.plain_progress("points", 20)
+    for _ in range(20):
+        advance(1)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"check-templates: points {n}/20" for n in range(2, 21, 2)]
+    ct.plain_progress("suites", 0)(0)
+    assert capsys.readouterr().err == ""
+
+
+def test_text_form_off_a_terminal_shows_progress_as_plain_lines(monkeypatch):
+    _only_points(monkeypatch, ("sft",))
+    monkeypatch.setattr(gates, "ruff_command", lambda: None)
+    monkeypatch.setattr(gates, "suite_skip_reason", lambda: "not in this test")
+    result = _invoke()
+    assert "check-templates: points 1/1" in result.stderr.splitlines()
+    assert "\x1b[" not in result.stderr  # no terminal codes in a log
+
+
+def test_points_that_leave_the_same_files_share_one_suite_run(monkeypatch):
+    """Dynamics ``ode`` and ``any`` render one AWM trainer: one suite run serves both points,
+    and a failure of it is reported on both; a point with other files gets its own run."""
+    def awm(dynamics, finetune):
+        return next(
+            c for c in ct.legal_points()
+            if c.family.value == "awm" and c.answers.dynamics.value == dynamics
+            and (c.answers.state.value, c.answers.ownership.value) == ("legacy", "single")
+            and c.answers.finetune_type.value == finetune
+        )
+
+    points = [awm("ode", "lora"), awm("any", "lora"), awm("ode", "full")]
+    monkeypatch.setattr(ct, "legal_points", lambda: points)
+    monkeypatch.setattr(gates, "ruff_command", lambda: None)
+    monkeypatch.setattr(gates, "suite_skip_reason", lambda: "")
+    ran: list[str] = []
+
+    def fake_batch(work, batch):
+        for p in batch:
+            ran.append(p.id)
+            p.failure = gates.Failure("suite", "generated suite failed: test_x")
+        return batch
+
+    monkeypatch.setattr(gates, "_suite_batch", fake_batch)
+    report = ct.run_check(full=True)
+    digests = [p.files_digest for p in report.points]
+    assert digests[0] == digests[1] != digests[2] and all(digests)
+    assert sorted(ran) == ["p000", "p002"]
+    details = [p.failure.detail for p in report.points]
+    assert details[1] == "generated suite failed: test_x (the same files as p000)"
+    assert details[0] == details[2] == "generated suite failed: test_x"

@@ -134,7 +134,9 @@ def test_conflict_is_refused_without_force(runner, sandbox):
     before = snapshot(sandbox)
     result = new(runner, sandbox, "my-algo", *SPECS["sft"])
     assert result.exit_code == 1
-    assert "CONFLICT" in result.output and "--force" in result.output
+    # An edit ffgen generated: the way on is update (which keeps it), never --force.
+    assert "CONFLICT" in result.output and "ffgen update my-algo" in result.stderr
+    assert "--force" not in result.stderr
     assert snapshot(sandbox) == before
     result = new(runner, sandbox, "my-algo", "--force", *SPECS["sft"])
     assert result.exit_code == 0, result.output
@@ -269,7 +271,8 @@ def test_category_override(runner, sandbox):
     result = new(runner, sandbox, "my-algo", "--category", "custom", *SPECS["opd"])
     assert result.exit_code == 0, result.output
     init = sandbox / "src/flow_factory/trainers/custom/__init__.py"
-    assert init.read_text().startswith('"""')
+    # the checkout's licence header, then a docstring like rl/'s
+    assert init.read_text().startswith("# Copyright") and init.read_text().endswith('"""\n')
     reg = (sandbox / "src/flow_factory/trainers/registry.py").read_text()
     assert '"my-algo": "flow_factory.trainers.custom.my_algo.MyAlgoTrainer",' in reg
     assert (sandbox / "src/flow_factory/trainers/custom/my_algo.py").is_file()

@@ -55,9 +55,7 @@ def test_non_interactive_names_the_missing_flag():
 
 def test_interview_asks_only_open_questions_and_revalidates():
     asked, said = [], []
-    replies = iter(
-        ["generation", "bogus", "runtime_reward", "coupled", "legacy", "single", "lora", "toy"]
-    )
+    replies = iter(["generation", "bogus", "runtime_reward", "coupled", "legacy", "single", "lora"])
 
     def ask(question, default):
         asked.append(question.prop)
@@ -74,9 +72,9 @@ def test_interview_asks_only_open_questions_and_revalidates():
         "state",
         "ownership",
         "finetune_type",
-        "model_type",
-    ]
+    ]  # model_type too: the checkout has one, so there is nothing to ask
     assert any("not valid" in s for s in said)
+    assert any("skipping model_type = toy" in s for s in said)
     assert any("dynamics = sde" in s for s in said)
     assert a.paradigm is Paradigm.COUPLED
 

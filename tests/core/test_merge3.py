@@ -217,11 +217,14 @@ def test_user_objective_edit_survives_on_every_generated_trainer():
         end = next(i for i, line in enumerate(lines) if "# --- objective: end" in line)
         ret = max(i for i in range(end) if lines[i].startswith("        return "))
         ours = "".join([*lines[:ret], "        # mine: a user comment in the body\n", *lines[ret:]])
-        # The template change: the module docstring's first line is reworded.
-        assert lines[0].startswith('"""') and lines[0].count('"""') == 1  # a multi-line docstring
+        # The template change: the module docstring's first line is reworded (below the
+        # licence header the checkout's modules carry).
+        doc = next(i for i, line in enumerate(lines) if line.startswith('"""'))
+        assert lines[doc].count('"""') == 1  # a multi-line docstring
         reworded = '"""A trainer, reworded by a newer template.\n'
-        theirs = "".join([reworded, *lines[1:]])
+        theirs = "".join([*lines[:doc], reworded, *lines[doc + 1:]])
         merged = merge3(base, ours, theirs)
         assert merged.clean, path
-        assert merged.text == reworded + ours.split("\n", 1)[1]
+        mine = ours.splitlines(keepends=True)
+        assert merged.text == "".join([*mine[:doc], reworded, *mine[doc + 1:]])
         compile(merged.text, str(path), "exec")

@@ -135,7 +135,9 @@ CASES = [
     Case("name-empty", sft(""), ("NAME is empty", "my-algo")),
     Case("name-blank", sft("   "), ("NAME is empty",)),
     Case("name-uppercase-hyphens", sft("MY-ALGO"), ("uppercase", "use my-algo")),
-    Case("name-camel", sft("FlowGRPO"), ("uppercase", "use flow-grpo", "--class-name FlowGRPO")),
+    # flow-grpo derives the stem FlowGRPO itself (acronyms kept): no --class-name needed
+    Case("name-camel", sft("FlowGRPO"), ("uppercase", "use flow-grpo")),
+    Case("name-camel-stem", sft("MyGrpoX"), ("uppercase", "use my-grpo-x", "--class-name MyGrpoX")),
     Case("name-space", sft("my algo"), ("not a valid key", "my-algo")),
     Case("name-digit", sft("1algo"), ("starts with a digit",)),
     Case("name-path", sft("../evil"), ("looks like a path",)),

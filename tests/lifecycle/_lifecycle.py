@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ffgen.checkout.view import CheckoutView
 from ffgen.cli import app
-from ffgen.lifecycle.records import parse_record, record_text
+from ffgen.lifecycle.records import parse_record, stored_files
 from tests.helpers import SPECS
 
 # One algorithm per family and ownership, as `new` flags (model type toy).
@@ -45,9 +46,21 @@ def rewrite_pristine(root: Path, key: str, path: str, pristine: str) -> None:
     """Make the record say ``new`` once rendered ``pristine`` for ``path`` (an older template)."""
     from dataclasses import replace
 
-    where = record_file(root, key)
-    record = parse_record(where.read_text(), str(where))
+    record = read_record_at(root, key)
     files = tuple(
         replace(f, pristine=pristine) if f.path == path else f for f in record.files
     )
-    where.write_text(record_text(replace(record, files=files), record.ffgen_version))
+    write_record(root, replace(record, files=files))
+
+
+def read_record_at(root: Path, key: str):
+    """The record of ``key`` with its pristine texts (from ``.ffgen/base/``)."""
+    where = record_file(root, key)
+    return parse_record(where.read_text(), str(where), CheckoutView(root).read)
+
+
+def write_record(root: Path, record) -> None:
+    """Write ``record`` as ffgen keeps it: its YAML and the base files holding its texts."""
+    for path, text in stored_files(record, record.ffgen_version).items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)

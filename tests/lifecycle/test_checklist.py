@@ -1,11 +1,13 @@
 """The checklist module: one per checkout, owned by every generated algorithm that uses it.
 
 The first ``new`` writes it; each record lists it (``list``/``check`` show it); a later ``new``
-leaves it as it is; ``update`` brings it to today's templates with the three-way merge and keeps
+leaves it as it is, and where it differs from today's render says so (KEPT, with the reason and
+``ffgen update``); ``update`` brings it to today's templates with the three-way merge and keeps
 a user's edit; ``remove`` deletes it with the last algorithm that uses it, never before.
 """
 
 from ffgen.checkout import layout
+from ffgen.checkout.view import CheckoutView
 from ffgen.lifecycle.records import parse_record
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file, rewrite_pristine
@@ -21,7 +23,7 @@ def _two(runner, root):
 
 
 def _pristine(root, key) -> str:
-    record = parse_record(record_file(root, key).read_text(), key)
+    record = parse_record(record_file(root, key).read_text(), key, CheckoutView(root).read)
     return record.file(CHECKLIST).pristine
 
 
@@ -58,6 +60,55 @@ def test_a_later_new_keeps_a_user_edit_and_records_what_ffgen_wrote(runner, sand
     assert _states(runner, sandbox)["algo-b"][CHECKLIST] == "edited"
 
 
+def _kept_note(result) -> str:
+    """The note ``new --format json`` gives the checklist, which it must report KEPT."""
+    assert result.exit_code == 0, result.output
+    change = {f["path"]: f for f in json_out(result)["files"]}[CHECKLIST]
+    assert change["status"] == "KEPT" and change["diff"] == "", change
+    return change["note"]
+
+
+def test_a_later_new_says_it_keeps_an_older_templates_checklist(runner, sandbox):
+    """The first algorithm's record says an older template wrote the checklist, and the file is
+    that text, untouched: the next ``new`` keeps it, says why and names ``ffgen update``, in
+    JSON and in its plan lines; ``update`` then brings it to today's template."""
+    assert new(runner, sandbox, "algo-a", *CASES["sft"]).exit_code == 0
+    checklist = sandbox / CHECKLIST
+    today = checklist.read_text()
+    older = today.replace("CYCLES = 2\n", "CYCLES = 3\n")
+    rewrite_pristine(sandbox, "algo-a", CHECKLIST, older)
+    checklist.write_text(older)
+    result = new(runner, sandbox, "algo-b", *CASES["grpo"], "--dry-run", "--format", "json")
+    note = _kept_note(result)
+    assert "older template" in note and "ffgen update algo-b" in note
+    result = new(runner, sandbox, "algo-b", *CASES["grpo"])
+    assert result.exit_code == 0, result.output
+    line = next(li for li in result.output.splitlines() if CHECKLIST in li)
+    assert "KEPT" in line and "ffgen update" in result.output
+    assert checklist.read_text() == older and _pristine(sandbox, "algo-b") == older
+    assert ffgen(runner, "update", "algo-b", "--checkout", str(sandbox)).exit_code == 0
+    assert checklist.read_text() == today
+
+
+def test_a_later_new_says_it_keeps_a_users_edit(runner, sandbox):
+    """An edited checklist stays as the user left it; the note says it was edited, and whether
+    today's template would bring anything new."""
+    assert new(runner, sandbox, "algo-a", *CASES["sft"]).exit_code == 0
+    checklist = sandbox / CHECKLIST
+    written = checklist.read_text()
+    checklist.write_text(written + USER_LINE)
+    note = _kept_note(new(runner, sandbox, "algo-b", *CASES["grpo"], "--format", "json"))
+    assert note.startswith("edited since ffgen wrote it") and "renders the same" in note
+    assert checklist.read_text() == written + USER_LINE
+
+    older = written.replace("CYCLES = 2\n", "CYCLES = 3\n")
+    for key in ("algo-a", "algo-b"):
+        rewrite_pristine(sandbox, key, CHECKLIST, older)
+    note = _kept_note(new(runner, sandbox, "algo-c", *CASES["sft"], "--format", "json"))
+    assert note.startswith("edited, and today's differs") and "ffgen update algo-c" in note
+    assert checklist.read_text() == written + USER_LINE
+
+
 def test_remove_deletes_it_with_the_last_algorithm_only(runner, sandbox):
     before = snapshot(sandbox)
     _two(runner, sandbox)
@@ -74,7 +125,8 @@ def test_remove_of_the_last_keeps_an_edited_checklist(runner, sandbox):
     checklist = sandbox / CHECKLIST
     checklist.write_text(checklist.read_text() + USER_LINE)
     assert ffgen(runner, "remove", "algo-a", "--checkout", str(sandbox)).exit_code == 0
-    result = ffgen(runner, "remove", "algo-b", "--checkout", str(sandbox), "--format", "json")
+    result = ffgen(runner, "remove", "algo-b", "--checkout", str(sandbox), "--keep-edited",
+                   "--format", "json")
     assert result.exit_code == 0, result.output
     kept = {f["path"]: f for f in json_out(result)["files"]}[CHECKLIST]
     assert kept["status"] == "KEPT" and checklist.read_text().endswith(USER_LINE)

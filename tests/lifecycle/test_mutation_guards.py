@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ffgen.lifecycle.records import RecordedFile, parse_record, record_text
+from ffgen.lifecycle.records import RecordedFile
 from tests.helpers import tree
-from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file
+from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, read_record_at, write_record
 
 KEY = "my-algo"
 # A file an older template rendered and today's does not.
@@ -22,14 +22,11 @@ DOCS = "guidance/algorithms.md"
 
 
 def _rewrite_record(root, **changes) -> None:
-    where = record_file(root, KEY)
-    record = parse_record(where.read_text(), str(where))
-    where.write_text(record_text(replace(record, **changes), record.ffgen_version))
+    write_record(root, replace(_record(root), **changes))
 
 
 def _record(root):
-    where = record_file(root, KEY)
-    return parse_record(where.read_text(), str(where))
+    return read_record_at(root, KEY)
 
 
 def _generated_with_legacy_file(runner, root, on_disk: str) -> None:

@@ -14,10 +14,10 @@ from ffgen.lifecycle.records import (
     RecordedEdit,
     RecordedFile,
     parse_record,
-    record_text,
+    stored_files,
 )
 from tests.helpers import snapshot
-from tests.lifecycle._lifecycle import CASES, ffgen, new, record_file
+from tests.lifecycle._lifecycle import CASES, ffgen, new, read_record_at, record_file
 
 BASE = Record(
     key="my-algo",
@@ -31,25 +31,30 @@ BASE = Record(
 )
 
 
+def _round_trip(record: Record) -> Record:
+    """Write ``record`` as ffgen keeps it (YAML + base files) and read it back from them."""
+    files = stored_files(record, "0.1.0")
+    return parse_record(files[record.path], "r", files.get)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=200))
 def test_any_pristine_text_reads_back_exactly(text):
     """The merge base must be byte-exact, whatever the file holds (tabs, trailing spaces, ...)."""
     record = replace(BASE, files=(RecordedFile("src/a.py", text),))
-    assert parse_record(record_text(record, "0.1.0"), "r") == record
+    assert _round_trip(record) == record
 
 
 @pytest.mark.parametrize("text", ["0\x85", "a\r\nb\n", "x\u2028y\n", "tab\tend  \n", "\ufeffbom\n"])
 def test_other_line_breaks_survive_the_record(text):
-    """A literal YAML block would read NEL, CR and U+2028 back as plain newlines."""
-    record = replace(BASE, files=(RecordedFile("src/a.py", text),))
-    assert parse_record(record_text(record, "0.1.0"), "r") == record
+    """NEL, CR, U+2028 and a BOM come back as they were (the base stores exact text)."""
+    record = replace(BASE, files=(RecordedFile("src/a.py", text, shared=True),))
+    assert _round_trip(record) == record
 
 
 def test_new_writes_a_record_of_every_created_file_and_edit(runner, sandbox):
     assert new(runner, sandbox, "my-algo", *CASES["grpo_structured_newcat"]).exit_code == 0
-    path = record_file(sandbox, "my-algo")
-    record = parse_record(path.read_text(), str(path))
+    record = read_record_at(sandbox, "my-algo")
     for f in record.files:
         assert (sandbox / f.path).read_text() == f.pristine
     assert "src/flow_factory/trainers/newcat/__init__.py" in record.created
@@ -74,16 +79,19 @@ def _mutate(data, how):
         (lambda d: d["files"][0].update(path="../outside.py"), "leaves the checkout"),
         (lambda d: d["files"][0].update(path="/etc/passwd"), "leaves the checkout"),
         (lambda d: d["created"].append("a/../../b"), "leaves the checkout"),
-        (lambda d: d["files"][0].update(pristine="changed\n"), "sha256 does not match"),
+        (lambda d: d["files"][0].update(sha256="0" * 64), "lacks the pristine text of files"),
+        (lambda d: d["files"][0].update(sha256="../x"), "must be a sha256"),
+        (lambda d: d["files"][0].update(shared="yes"), "shared must be true or false"),
         (lambda d: d.update(format=1), "record format 1"),
         (lambda d: d["docs"].update(separator="x"), "docs.separator"),
         (lambda d: d.update(files="nope"), "files must be a list"),
     ],
 )
 def test_a_bad_record_is_refused_naming_the_field(how, message):
-    data = yaml.safe_load(record_text(BASE, "0.1.0"))
-    with pytest.raises(RefusedError, match="r.yml: .*") as info:
-        parse_record(_mutate(data, how), "r.yml")
+    files = stored_files(BASE, "0.1.0")
+    data = yaml.safe_load(files[BASE.path])
+    with pytest.raises(RefusedError, match="(r.yml: |.ffgen/base/).*") as info:
+        parse_record(_mutate(data, how), "r.yml", files.get)
     assert message in info.value.message
 
 

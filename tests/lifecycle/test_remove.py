@@ -23,23 +23,22 @@ def test_new_then_remove_leaves_the_checkout_byte_identical(runner, sandbox, cas
     assert {p for p in sandbox.rglob("*") if p.is_dir()} == dirs_before
 
 
-def test_remove_keeps_a_file_the_user_edited_unless_forced(runner, sandbox):
-    """A user's edit is never deleted silently: the plan says which file was kept and why."""
+def test_remove_keeps_a_file_the_user_edited_only_when_asked(runner, sandbox):
+    """A user's edit is never deleted silently: a plain remove refuses naming it; --keep-edited
+    keeps it (and says so) while everything else, the record included, goes."""
     assert new(runner, sandbox, "my-algo", *CASES["grpo"]).exit_code == 0
     trainer = sandbox / "src/flow_factory/trainers/rl/my_algo.py"
     trainer.write_text(trainer.read_text() + "# my note\n")
-    result = remove(runner, sandbox, "my-algo", "--format", "json")
+    refused = remove(runner, sandbox, "my-algo", "--format", "json")
+    assert refused.exit_code == 1 and "src/flow_factory/trainers/rl/my_algo.py" in refused.stderr
+    result = remove(runner, sandbox, "my-algo", "--keep-edited", "--format", "json")
     assert result.exit_code == 0, result.output
     files = {f["path"]: f for f in json_out(result)["files"]}
     kept = files["src/flow_factory/trainers/rl/my_algo.py"]
     assert kept["status"] == "KEPT" and "edited" in kept["note"]
     assert trainer.read_text().endswith("# my note\n")
     assert not (sandbox / "src/flow_factory/hparams/training_args/my_algo.py").exists()
-    # The record stays, so a forced remove can finish the job later.
-    assert (sandbox / ".ffgen/answers/my-algo.yml").exists()
-    assert remove(runner, sandbox, "my-algo", "--force").exit_code == 0
-    assert not trainer.exists()
-    assert not (sandbox / ".ffgen").exists()
+    assert not (sandbox / ".ffgen").exists()  # no record left to half-describe the algorithm
 
 
 def test_dry_run_shows_the_plan_and_writes_nothing(runner, sandbox):

@@ -6,6 +6,7 @@ user's file is that older render plus the user's own edit, today's render is the
 
 import pytest
 
+from ffgen.checkout.view import CheckoutView
 from ffgen.lifecycle.records import parse_record
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file, rewrite_pristine
@@ -39,7 +40,8 @@ def test_a_user_edit_in_the_objective_survives_an_unrelated_template_change(runn
     result = update(runner, root)
     assert result.exit_code == 0, result.output
     assert (root / TRAINER).read_text() == current.replace(USER_LINE, USER_EDIT)
-    record = parse_record(record_file(root, "my-algo").read_text(), "record")
+    text = record_file(root, "my-algo").read_text()
+    record = parse_record(text, "record", CheckoutView(root).read)
     assert record.file(TRAINER).pristine == current  # the next merge starts from today's render
     assert ffgen(runner, "check", "--checkout", str(root)).exit_code == 0
 
@@ -118,3 +120,27 @@ def test_conflict_inline_in_code_is_written_although_it_does_not_compile(runner,
     assert result.exit_code == 1, result.output
     text = (sandbox / TRAINER).read_text()
     assert f"<<<<<<< ours\n{USER_EDIT}||||||| base\n        pass\n=======\n{USER_LINE}" in text
+
+
+IMPORTS_BEGIN = "# --- objective imports: edit here "
+IMPORTS_END = "# --- objective imports: end "
+
+
+def test_imports_the_objective_brings_survive_an_update_next_to_the_generated_ones(
+    runner, generated
+):
+    """Flow-Factory allows no inline imports, so an objective that needs a module gets it in the
+    trainer's own import region; update keeps it there like the objective edit itself."""
+    root, current, older = generated
+    begin = next(line for line in current.splitlines(keepends=True)
+                 if line.startswith(IMPORTS_BEGIN))
+    assert IMPORTS_END in current.split(begin, 1)[1].split("\n__all__", 1)[0]
+    edited = older.replace(begin, begin + "import math\n", 1).replace(
+        USER_LINE, f"        policy_loss = math.sqrt(0.25) * {SURROGATE}")
+    (root / TRAINER).write_text(edited)
+    assert update(runner, root).exit_code == 0
+    text = (root / TRAINER).read_text()
+    assert text == current.replace(begin, begin + "import math\n", 1).replace(
+        USER_LINE, f"        policy_loss = math.sqrt(0.25) * {SURROGATE}")
+    compile(text, TRAINER, "exec")
+    assert ffgen(runner, "check", "--checkout", str(root)).exit_code == 0

@@ -40,6 +40,10 @@ FAMILY_FLAGS: dict[str, list[str]] = {
         "decoupled", "--ownership", "snapshots",
     ],
     "opd": ["--acquisition", "generation", "--feedback", "none"],
+    "sft_multi_role": [
+        "--acquisition", "dataset", "--supervision", "demonstrations", "--ownership", "multi_role",
+        "--roles", "policy,critic",
+    ],
     "opd_multi_role": [
         "--acquisition", "generation", "--feedback", "none", "--ownership", "multi_role",
         "--roles", "student,critic",

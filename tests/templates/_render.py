@@ -45,6 +45,10 @@ FAMILY_ANSWERS: dict[str, dict[str, object]] = {
                 supervision="prompts", ownership="snapshots"),
     "opd": dict(acquisition="generation", feedback="none", paradigm="distillation",
                 supervision="prompts", ownership="snapshots"),
+    # A single-objective family with several live roles: each steps through the coordinator.
+    "sft_multi_role": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
+                           supervision="demonstrations", ownership="multi_role",
+                           roles=("policy", "critic")),
     # Distillation with two live roles: the dmd family (generator + flow-matched critic).
     "opd_multi_role": dict(acquisition="generation", feedback="none", paradigm="distillation",
                            supervision="prompts", ownership="multi_role",

@@ -131,7 +131,7 @@ def test_generated_suite_has_per_role_checks_that_pass(checkout):
     proc = _run_suite(checkout, "-k", " or ".join(PER_ROLE_TESTS), "-rA")
     assert proc.returncode == 0, proc.stdout[-4000:]
     for name in PER_ROLE_TESTS:
-        assert f"PASSED tests/trainers/test_my_dmd.py::TestMyDmd::{name}" in proc.stdout, name
+        assert f"PASSED tests/trainers/test_my_dmd.py::TestMyDMD::{name}" in proc.stdout, name
 
 
 def test_generated_suite_passes(checkout):

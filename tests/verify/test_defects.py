@@ -277,6 +277,83 @@ CASES = [
     c("undeclared-child",
       (f"{TRAINERS}/rl/crd.py", '("_crd_old", "_crd_sampling")', '("_crd_old",)'),
       "FF604", f"{TRAINERS}/rl/crd.py", 'child("_crd_sampling")', "crd"),
+    # FF701-FF704: the guide's common failures (graded and passing cases: test_semantic_rules.py)
+    c("collection-bypassed", (
+        f"{TRAINERS}/rl/awm.py",
+        "        return self.generate_samples(\n            reward_buffer=self.reward_buffer, "
+        "compute_log_prob=False, trajectory_indices=[-1]\n        )\n",
+        "        samples = []\n        for batch in self.dataloader:\n"
+        "            samples.extend(self.adapter.inference(**batch, compute_log_prob=False))\n"
+        "        return samples\n"),
+      "FF701", f"{TRAINERS}/rl/awm.py", "self.adapter.inference(", "awm"),
+    c("advantages-by-hand", (
+        f"{TRAINERS}/rl/nft.py", "    def sample(self)",
+        "    def prepare_feedback(self, samples: List[BaseSample]) -> None:\n"
+        '        rewards = self.reward_buffer.finalize(store_to_samples=True, split="all")\n'
+        '        scores = self.accelerator.gather(rewards["hpsv3"])\n'
+        "        groups = scores.view(-1, self.training_args.group_size)\n"
+        "        adv = (groups - groups.mean(dim=1, keepdim=True)) / groups.std(dim=1)\n"
+        "        for sample, value in zip(samples, adv.flatten()):\n"
+        '            sample.extra_kwargs["advantage"] = value\n\n'
+        "    def sample(self)"),
+      "FF702", f"{TRAINERS}/rl/nft.py", "self.accelerator.gather(rewards", "nft"),
+    c("cached-target-state", (
+        f"{TRAINERS}/offline/sft.py",
+        "        encoded = self.adapter.encode_output_state(batch.output.target_media, prepared)\n",
+        "        if batch.key not in self._targets:\n"
+        "            self._targets[batch.key] = self.adapter.encode_output_state(\n"
+        "                batch.output.target_media, prepared)\n"
+        "        encoded = self._targets[batch.key]\n"),
+      "FF703", f"{TRAINERS}/offline/sft.py", "self._targets[batch.key] = self", "sft"),
+    c("condition-per-arm", (
+        f"{TRAINERS}/offline/offline_dpo.py",
+        "        rejected = self.adapter.encode_output_state(batch.output.rejected_media, "
+        "prepared)\n",
+        "        rejected = self.adapter.encode_output_state(\n"
+        "            batch.output.rejected_media, self.adapter.prepare_condition_state(condition)\n"
+        "        )\n"),
+      "FF703", f"{TRAINERS}/offline/offline_dpo.py", "rejected_media, self.adapter.prepare",
+      "offline-dpo"),
+    c("unguarded-step", (
+        f"{TRAINERS}/offline/sft.py",
+        "        if self.accelerator.sync_gradients:\n"
+        "            self._loss_info = self._apply_optimizer_step(self._loss_info)\n",
+        "        self._loss_info = self._apply_optimizer_step(self._loss_info)\n"),
+      "FF704", f"{TRAINERS}/offline/sft.py", "self._apply_optimizer_step(self._loss_info)", "sft"),
+    c("epoch-end-flush", (
+        f"{TRAINERS}/offline/offline_dpo.py", "    def _loss(self, batch):",
+        "    def _after_acquisition_cycle(self) -> None:\n"
+        "        self._apply_optimizer_step({})\n\n    def _loss(self, batch):"),
+      "FF704", f"{TRAINERS}/offline/offline_dpo.py", "_apply_optimizer_step({})", "offline-dpo"),
+    # FF705-FF708: the guide's common failures (graded and passing cases: test_semantic_roles.py)
+    c("initialization-override", (
+        f"{TRAINERS}/rl/nft.py", "    def sample(self)",
+        "    def _initialization(self):\n        self.dataloader = None\n\n    def sample(self)"),
+      "FF705", f"{TRAINERS}/rl/nft.py", "def _initialization", "nft"),
+    c("initialization-rerun", (
+        f"{TRAINERS}/distillation/dmd2.py",
+        "        super().__init__(accelerator=accelerator, config=config, adapter=adapter)\n",
+        "        super().__init__(accelerator=accelerator, config=config, adapter=adapter)\n"
+        "        self._initialization()\n"),
+      "FF705", f"{TRAINERS}/distillation/dmd2.py", "self._initialization()", "dmd2"),
+    c("offline-forward-rollout-cfg", (
+        f"{TRAINERS}/offline/offline_dpo.py",
+        'source="offline DPO policy chosen",\n'
+        "            **self.adapter.offline_training_forward_overrides,\n",
+        'source="offline DPO policy chosen",\n'),
+      "FF706", f"{TRAINERS}/offline/offline_dpo.py", "policy = forward_velocity_state(",
+      "offline-dpo"),
+    c("frozen-reference-as-role", (
+        (f"{ARGS}/dmd2.py", 'return ("generator", "fake")',
+         'return ("generator", "fake", "reference")'),
+        (f"{ARGS}/dmd2.py", '    AdamWOptimizerArguments(name="fake", learning_rate=1e-5),\n',
+         '    AdamWOptimizerArguments(name="fake", learning_rate=1e-5),\n'
+         '    AdamWOptimizerArguments(name="reference", learning_rate=0.0),\n')),
+      "FF707", f"{ARGS}/dmd2.py", "def required_trainable_roles", "dmd2"),
+    c("undefined-argument-read", (
+        f"{TRAINERS}/distillation/tdm.py", "repeats=self.training_args.ttur_fake_updates",
+        "repeats=self.training_args.ttur_fake_steps"),
+      "FF708", f"{TRAINERS}/distillation/tdm.py", "ttur_fake_steps", "tdm"),
 ]
 
 

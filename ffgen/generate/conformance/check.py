@@ -43,7 +43,6 @@ name (``**kwargs``) is ever passed positionally.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 
 from ffgen.checkout.view import CheckoutView
@@ -60,7 +59,7 @@ def conformance_findings(view: CheckoutView, files: Mapping[str, str]) -> list[F
     importing each other resolve. Findings are sorted by file, then position.
     """
     index = Index(view)
-    sources = {p: ast.parse(code, filename=p) for p, code in sorted(files.items()) if _is_py(p)}
+    sources = {p: view.python_tree(p, code) for p, code in sorted(files.items()) if _is_py(p)}
     for path, tree in sources.items():
         index.seed(path, tree)
     generated = frozenset(sources)

@@ -60,7 +60,7 @@ class Index:
         if path not in self._trees:
             text = self.view.read(path)
             try:
-                self._trees[path] = None if text is None else ast.parse(text, filename=path)
+                self._trees[path] = None if text is None else self.view.python_tree(path, text)
             except SyntaxError:
                 self._trees[path] = None  # unreadable: treated as open-ended, not as missing
         return self._trees[path]

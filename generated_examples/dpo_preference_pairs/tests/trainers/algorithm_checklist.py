@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The checklist every generated algorithm of this checkout runs.
 
 Each ``tests/trainers/test_<module>.py`` subclasses the ``*Checks`` bases that fit its algorithm
@@ -10,6 +24,21 @@ tensors of a few elements. Everything the framework checks is a real instance of
 classes: the arguments (built from the example config), batches, condition and output states,
 latent states holding exactly the adapter's components, component times, replay steps and step
 outputs; the framework's own helpers (noising, reductions, state checks) run unpatched.
+
+The exact-resume check builds the trainer with its own constructor, the fakes standing in for
+model loading, saves exact state through the base trainer's checkpoint path at the cycle
+boundaries of ``start()``, and resumes a fresh trainer configured with ``model.resume_path`` and
+``resume_type: state``, as a run is. It needs a base trainer whose exact-state checkpoints the
+fakes can go through (the sandbox's writes plain files); Flow-Factory's own resumes through
+Accelerate's saved state, which fakes do not make.
+
+The checks that start worker processes (one data-parallel and one sharded step, two CPU
+processes over gloo) carry ``@pytest.mark.distributed``: ``pytest -m "not distributed"`` skips
+exactly those. The marker is registered where pytest reads markers (this checkout's pytest
+configuration) when that names it; otherwise this module registers it as it is imported, before
+any check is marked, so neither a warning nor ``--strict-markers`` stops the suite. (A
+``pytest_configure`` hook here would never run: pytest calls it in conftest files and plugins
+only.)
 
 Written by ``ffgen new`` with the first algorithm that uses it and removed with the last one;
 ``ffgen update`` brings it to today's templates and keeps your edits.
@@ -30,7 +59,7 @@ import torch
 import yaml
 from torch.utils.data import DataLoader, DistributedSampler
 
-from flow_factory.contracts import MediaType
+from flow_factory.contracts import AcquisitionMode, MediaType
 from flow_factory.data_utils.offline_dataset import (
     DecodedMedia,
     DemonstrationOutputBatch,
@@ -73,6 +102,27 @@ COMMON_OVERRIDES = {
     "num_inference_steps": 2,
     "shuffle_samples": False,
 }
+
+
+DISTRIBUTED = "distributed"
+DISTRIBUTED_HELP = "starts worker processes (two CPU ranks over gloo); skip: -m 'not distributed'"
+EMA_DECAY = 0.5  # the fake adapter's EMA: ema = EMA_DECAY * ema + (1 - EMA_DECAY) * weight
+TEACHER_WEIGHT = 1.0  # the weight of every teacher the fakes load
+
+
+def _register_distributed_marker():
+    """Name ``distributed`` in the markers of the pytest run importing this module, unless its
+    configuration already does. ``pytest.mark`` reads them from the run's configuration, which
+    it keeps as ``_config`` (None outside a pytest run)."""
+    config = getattr(pytest.mark, "_config", None)
+    if config is None:
+        return
+    names = {line.split(":", 1)[0].strip() for line in config.getini("markers")}
+    if DISTRIBUTED not in names:
+        config.addinivalue_line("markers", f"{DISTRIBUTED}: {DISTRIBUTED_HELP}")
+
+
+_register_distributed_marker()
 
 
 def override(args, **values):
@@ -121,7 +171,8 @@ class FakeAdapter:
     """A one-parameter "model" over its components: velocity = weight * state, log-prob = weight
     per sample. It noises linearly to unit noise (x_t = (1 - t) x0 + t, target 1 - x0), and its
     per-sample reductions average each component's elements, then the components. Its hooks
-    take and return what the framework's ``BaseAdapter`` hooks do."""
+    take and return what the framework's ``BaseAdapter`` hooks do. Its snapshots (the reference,
+    and every named one, such as a teacher) are one number each, in ``frozen``."""
 
     offline_training_forward_overrides = {}
 
@@ -134,6 +185,11 @@ class FakeAdapter:
         self.weight = torch.nn.Parameter(torch.tensor(float(weight)))
         self.frozen = {"reference": torch.tensor(0.0), "teacher": torch.tensor(0.0)}
         self.active = self.weight
+        self.ema = self.weight.detach().clone()
+        self.named = []  # the named snapshots (``add_named_parameters``), held in "teacher"
+        self.target_module_map = {}
+        self.scheduler = _FakeScheduler()
+        self._variant_snapshots = ()
         self.fail_on_call = None
         self._prepared = 0
 
@@ -164,6 +220,33 @@ class FakeAdapter:
 
     def ema_step(self, step):
         self.events.append(f"ema:{step}")
+        with torch.no_grad():
+            self.ema = EMA_DECAY * self.ema + (1 - EMA_DECAY) * self.weight.detach()
+
+    # -- named snapshots
+    def add_named_parameters(self, name, target_components=None, device=None, overwrite=True):
+        """Snapshot ``name``: a copy of the current weight (as the framework's is)."""
+        if name not in self.named:
+            self.named.append(name)
+        self.frozen["teacher"] = self.weight.detach().clone()
+
+    def list_named_parameters(self):
+        return list(self.named)
+
+    def get_trainable_parameters(self):
+        return list(self._weights().values())
+
+    # -- loading weights into the live slot (a trainer's own teacher loading uses these): any
+    # path holds the teacher's weights, ``TEACHER_WEIGHT``
+    def _resolve_checkpoint_path(self, path):
+        return str(path)
+
+    def _load_full_model(self, path, strict=True):
+        with torch.no_grad():
+            self.weight.fill_(TEACHER_WEIGHT)
+
+    def _load_lora(self, path):
+        self._load_full_model(path)
 
     # -- forward process (what the framework's noising helpers call)
     def build_training_component_times(self, primary_timesteps, *, batch=None):
@@ -282,6 +365,67 @@ class FakeAdapter:
         with torch.no_grad():
             self.weight.copy_(torch.load(Path(path) / "weight.pt"))
 
+    # -- what the checkout's exact-state checkpoint path reads from its adapter (private names
+    # of this checkout's ``BaseAdapter``): trainable weights, EMA, each snapshot by name
+    def _weights(self):
+        return dict(getattr(self, "role_weights", None) or {"weight": self.weight})
+
+    def _checkpoint_state_dict(self, include_training_roles=True):
+        return {name: weight.detach().clone() for name, weight in self._weights().items()}
+
+    def _load_checkpoint_state_dict(self, state, strict=True):
+        weights = self._weights()
+        if strict and set(state) != set(weights):
+            raise ValueError(f"checkpoint weights {sorted(state)}, adapter {sorted(weights)}")
+        with torch.no_grad():
+            for name, weight in weights.items():
+                weight.copy_(state[name])
+
+    def _sandbox_named_state_dict(self, name):
+        return {"weight": self.frozen[_snapshot_slot(name)].clone()}
+
+    def _sandbox_load_named_state_dict(self, name, state):
+        self.frozen[_snapshot_slot(name)] = state["weight"].clone()
+
+    def _sandbox_ema_state_dict(self):
+        return [self.ema.clone()]
+
+    def _sandbox_load_ema_state_dict(self, state):
+        self.ema = state[0].clone()
+
+
+class _FakeScheduler:
+    """What a trainer reads from the adapter's scheduler: two SDE steps per trajectory."""
+
+    num_sde_steps = 2
+
+
+def _snapshot_slot(name):
+    """The ``frozen`` entry holding snapshot ``name`` (the checkout's reference is
+    ``__reference__``; every named snapshot shares "teacher")."""
+    return "reference" if name == "__reference__" else "teacher"
+
+
+def _load_fake_teachers(adapter, teacher_paths, teacher_param_device, teacher_names=None):
+    """Loads each teacher as a named snapshot of weight ``TEACHER_WEIGHT`` (no file read)."""
+    given = list(teacher_names or []) + [None] * len(teacher_paths)
+    names = [given[i] or f"opd_teacher_{i}" for i in range(len(teacher_paths))]
+    for name in names:
+        adapter.add_named_parameters(name)
+        adapter.frozen["teacher"] = torch.tensor(TEACHER_WEIGHT)
+    return names
+
+
+def _assert_same_state(resumed, uninterrupted, when):
+    """Each part of the resumed run's state equals the uninterrupted run's, naming the first
+    that differs (this module is no test module: pytest does not rewrite its asserts)."""
+    for part, value in uninterrupted.items():
+        assert resumed[part] == value, f"{part} {when}: resumed {resumed[part]}, expected {value}"
+
+
+def _accept(trainer_class, adapter_class):
+    """Model loading's check of the adapter class, for the fake adapter: nothing to check."""
+
 
 # ------------------------------------------------------------------ real states
 
@@ -372,39 +516,55 @@ class AlgorithmChecks:
 
     @classmethod
     def build_trainer(cls, monkeypatch):
-        module = cls.trainer_module()
-        for name, fake in cls.MODULE_FAKES.items():
-            if hasattr(module, name):
-                monkeypatch.setattr(module, name, fake)
-        events: list[str] = []
+        cls.fake_module_helpers(monkeypatch)
         config = cls.arguments()
         built = object.__new__(cls.Trainer)
-        built.events = events
-        built.windows = []
         built.accelerator = FakeAccelerator()
-        built.adapter = FakeAdapter(events, cls.COMPONENTS)
+        built.adapter = FakeAdapter([], cls.COMPONENTS)
         built.config = config
         built.training_args = config.training_args
         built.model_args = config.model_args
         built.log_args = config.log_args
         built.eval_args = config.eval_args
-        built.model_bundle = object()
-        built.autocast = nullcontext
         built.progress = TrainingProgress()
         built.acquisition_driver = build_acquisition_driver(cls.Trainer.execution_contract)
+        cls.equip(built)
+        return built
+
+    @classmethod
+    def fake_module_helpers(cls, monkeypatch):
+        module = cls.trainer_module()
+        for name, fake in cls.MODULE_FAKES.items():
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, fake)
+
+    @classmethod
+    def equip(cls, built):
+        """What model loading (``_initialization``) gives a trainer, from the fakes: an AdamW
+        over the fake's weights (one group per weight), and what the acquisition needs."""
+        events = built.events = built.adapter.events
+        built.windows = []
+        built.model_bundle = object()
+        groups = [{"params": [w], "role_name": n} for n, w in built.adapter._weights().items()]
+        built.optimizer = torch.optim.AdamW(groups, lr=0.1)
+        built.autocast = nullcontext
         built._loss_info = defaultdict(list)
         built.num_train_timesteps = 2
         built.log_data = lambda data, step: None
+        dataset = cls.Trainer.execution_contract.acquisition is AcquisitionMode.DATASET
 
         def apply_optimizer_step(loss_info):
             built.windows.append(len(loss_info["loss"]))
             events.append("step")
+            built.optimizer.step()
+            built.optimizer.zero_grad(set_to_none=True)
+            if dataset:  # the base trainer steps EMA per optimizer step on dataset runs
+                built.adapter.ema_step(step=built.step)
             built.step += 1
             return defaultdict(list)
 
         built._apply_optimizer_step = apply_optimizer_step
         cls.wire(built, events)
-        return built
 
     @classmethod
     def wire(cls, built, events):
@@ -491,6 +651,83 @@ class AlgorithmChecks:
         assert trainer.training_args.requires_ref_model is self.REQUIRES_REF_MODEL
         assert trainer._declared_runtime_child_names() == self.RUNTIME_CHILDREN
 
+    # -- exact resume through the checkout's own checkpoint path
+    @classmethod
+    def resumable_trainer(cls, monkeypatch, save_dir, resume_path=None):
+        """The trainer built by its own constructor (its ``__init__`` over ``BaseTrainer``'s),
+        saving exact state at every cycle boundary; EMA on, and a full finetune where the
+        algorithm keeps a reference, so each runtime child it can declare is declared. Model
+        loading (``_initialization``) gives it the fakes (``equip``); the fake adapter is no
+        ``BaseAdapter``, so model loading's check of the adapter class is left out. With
+        ``resume_path`` it resumes exactly, configured before construction as a run is
+        (``model.resume_path`` with ``resume_type: state``)."""
+        cls.fake_module_helpers(monkeypatch)
+        module = cls.trainer_module()
+        if hasattr(module, "load_teachers"):
+            monkeypatch.setattr(module, "load_teachers", _load_fake_teachers)
+        monkeypatch.setattr(cls.Trainer, "_initialization", lambda trainer: cls.equip(trainer))
+        monkeypatch.setattr(
+            cls.Trainer, "validate_adapter_class_execution_contract", classmethod(_accept)
+        )
+        config = cls.arguments()
+        override(config.training_args, ema_decay=EMA_DECAY)
+        full = "full" if cls.REQUIRES_REF_MODEL else config.model_args.finetune_type
+        resume = None if resume_path is None else str(resume_path)
+        override(config.model_args, finetune_type=full, resume_path=resume)
+        override(config.model_args, resume_type=None if resume is None else "state")
+        override(config.log_args, save_freq=1, save_dir=str(save_dir), save_model_only=False)
+        adapter = FakeAdapter([], cls.COMPONENTS)
+        return cls.Trainer(accelerator=FakeAccelerator(), config=config, adapter=adapter)
+
+    def run(self, trainer):
+        """``start()`` for the configured number of cycles."""
+        trainer.start()
+
+    @staticmethod
+    def resumable_state(trainer):
+        """What the next step depends on, as plain values: the trainable weights, the
+        optimizer's state, the progress counters, the EMA, each snapshot and each role's step
+        counter."""
+        adapter, coordinator = trainer.adapter, getattr(trainer, "role_optimization", None)
+        optimizer = trainer.optimizer.state_dict()["state"]
+        return {
+            "weights": {name: float(w.detach()) for name, w in adapter._weights().items()},
+            "optimizer": {
+                key: {name: torch.as_tensor(v).tolist() for name, v in state.items()}
+                for key, state in optimizer.items()
+            },
+            "progress": trainer.progress,
+            "ema": float(adapter.ema),
+            "snapshots": {name: float(value) for name, value in adapter.frozen.items()},
+            "role steps": {r: s.step for r, s in getattr(coordinator, "roles", {}).items()},
+        }
+
+    def test_an_exact_resume_takes_the_uninterrupted_run_s_next_step(self, tmp_path, monkeypatch):
+        """Rule: an exact-state checkpoint, written by the base trainer's own save at a cycle
+        boundary of ``start()``, holds what the next step depends on: the weights, the
+        optimizer, the progress counters and every declared runtime child (EMA, the reference
+        and named snapshots, the role counters). A fresh trainer resumed from it has all of
+        it back and then trains as the uninterrupted run did, to the same weights."""
+        straight = self.resumable_trainer(monkeypatch, tmp_path)
+        if "adapter_reference" in straight.runtime_state.child_names:
+            straight.adapter.frozen["reference"] = torch.tensor(0.25)  # a fresh adapter's is 0
+        saved, save = {}, straight.save_checkpoint
+
+        def save_and_record(save_directory, epoch=None):
+            path = Path(save_directory) / f"checkpoint-{epoch}"
+            saved[epoch] = (path, self.resumable_state(straight))
+            return save(save_directory, epoch=epoch)
+
+        straight.save_checkpoint = save_and_record
+        self.run(straight)
+        path, at_save = saved[CYCLES - 1]
+        resumed = self.resumable_trainer(monkeypatch, tmp_path / "resumed", resume_path=path)
+        _assert_same_state(self.resumable_state(resumed), at_save, "came back from the checkpoint")
+        self.run(resumed)
+        end = self.resumable_state(straight)
+        assert end["progress"].optimizer_step > at_save["progress"].optimizer_step
+        _assert_same_state(self.resumable_state(resumed), end, "after the next steps")
+
     # -- distributed (two CPU processes)
     def rank_loss(self, trainer, rank):
         """The default objective on data that differs between ranks (each algorithm's own)."""
@@ -517,48 +754,68 @@ class AlgorithmChecks:
         finally:
             patch.undo()
 
-    def test_a_sharded_step_matches_the_single_process_step(self, tmp_path):
+    @pytest.fixture
+    def two_ranks(self, tmp_path_factory):
+        """What each of two worker processes (gloo) saved after one data-parallel step, then
+        one FSDP2 step, of the objective on its own data: ``{"ddp": (weight, grad), "fsdp":
+        weight or None}``. They are started once per test class (the first check asking)."""
+        checks = type(self)
+        if checks not in _TWO_RANKS:
+            _TWO_RANKS[checks] = _launch_two_ranks(checks, tmp_path_factory.mktemp("ranks"))
+        return _TWO_RANKS[checks]
+
+    @pytest.mark.distributed
+    def test_two_processes_end_with_identical_weights(self, two_ranks):
+        """Rule: under data parallelism (gloo, two CPU processes) the objective's gradients are
+        averaged, so both ranks take the same step: the step of the mean gradient."""
+        (weight0, grad0), (weight1, grad1) = (rank["ddp"] for rank in two_ranks)
+        local = [self.one_step(rank, world_size=1) for rank in (0, 1)]
+        assert local[0][1] != pytest.approx(local[1][1])  # the ranks saw different data
+        assert weight0 == weight1 and grad0 == grad1
+        assert grad0 == pytest.approx((local[0][1] + local[1][1]) / 2)
+
+    @pytest.mark.distributed
+    def test_a_sharded_step_matches_the_single_process_step(self, two_ranks):
         """Rule: under a sharded backend (FSDP2 ``fully_shard`` over a CPU mesh, gloo, two
         processes) one step of the objective updates the weights exactly as the single-process
         step of the mean gradient does."""
-        if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
-            pytest.skip("torch.distributed with the gloo backend is not available here")
-        if not hasattr(importlib.import_module("torch.distributed.fsdp"), "fully_shard"):
+        if two_ranks[0]["fsdp"] is None:
             pytest.skip("this torch has no FSDP2 (torch.distributed.fsdp.fully_shard)")
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        torch.multiprocessing.start_processes(
-            _sharded_worker,
-            args=(type(self), 2, str(tmp_path / "init"), str(tmp_path)),
-            nprocs=2,
-            start_method=method,
-        )
-        weights = [torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1)]
+        weights = [rank["fsdp"] for rank in two_ranks]
         local = [self.one_step(rank, world_size=1) for rank in (0, 1)]
         assert local[0][1] != pytest.approx(local[1][1])  # the ranks saw different data
         mean_step = -0.1 * (local[0][1] + local[1][1]) / 2  # from weight 0
         assert weights[0] == weights[1] == pytest.approx(mean_step)
 
-    def test_two_processes_end_with_identical_weights(self, tmp_path):
-        """Rule: under data parallelism (gloo, two CPU processes) the objective's gradients are
-        averaged, so both ranks take the same step: the step of the mean gradient."""
-        if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
-            pytest.skip("torch.distributed with the gloo backend is not available here")
-        # fork (where the platform has it) starts the workers without re-importing torch
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        try:
-            torch.multiprocessing.start_processes(
-                _distributed_worker,
-                args=(type(self), 2, str(tmp_path / "init"), str(tmp_path)),
-                nprocs=2,
-                start_method=method,
-            )
-        except (OSError, PermissionError) as exc:
-            pytest.skip(f"this platform cannot start worker processes: {exc}")
-        (weight0, grad0), (weight1, grad1) = (torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1))
-        local = [self.one_step(rank, world_size=1) for rank in (0, 1)]
-        assert local[0][1] != pytest.approx(local[1][1])  # the ranks saw different data
-        assert weight0 == weight1 and grad0 == grad1
-        assert grad0 == pytest.approx((local[0][1] + local[1][1]) / 2)
+
+_TWO_RANKS: dict[type, list] = {}  # per test class: what its two worker processes saved
+
+
+def _launch_two_ranks(checks, out):
+    if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+        pytest.skip("torch.distributed with the gloo backend is not available here")
+    sharded = _import_fsdp2()  # here, so that the forked workers need not import it
+    # fork (where the platform has it) starts the workers without re-importing torch
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    try:
+        torch.multiprocessing.start_processes(
+            _two_rank_worker,
+            args=(checks, 2, str(out / "init"), str(out), sharded),
+            nprocs=2,
+            start_method=method,
+        )
+    except (OSError, PermissionError) as exc:
+        pytest.skip(f"this platform cannot start worker processes: {exc}")
+    return [torch.load(out / f"rank{rank}.pt") for rank in (0, 1)]
+
+
+def _import_fsdp2():
+    """Whether this torch has FSDP2; imports it, and what its first ``fully_shard`` loads."""
+    if not hasattr(importlib.import_module("torch.distributed.fsdp"), "fully_shard"):
+        return False
+    importlib.import_module("torch.distributed.device_mesh")
+    importlib.import_module("torch._dynamo")
+    return True
 
 
 class _ShardedWeight(torch.nn.Module):
@@ -574,18 +831,16 @@ class _ShardedWeight(torch.nn.Module):
         return loss_of(self.weight[0])
 
 
-def _sharded_worker(rank, checks, world_size, init_file, out_dir):
+def _sharded_step(checks, rank, world_size):
+    """One FSDP2 step of the objective on this rank's data; the updated (full) weight."""
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import fully_shard
 
-    torch.distributed.init_process_group(
-        "gloo", init_method=f"file://{init_file}", rank=rank, world_size=world_size
-    )
     patch = pytest.MonkeyPatch()
     try:
         trainer = checks.build_trainer(patch)
         adapter, original = trainer.adapter, trainer.adapter.weight
-        module = _ShardedWeight(float(original))
+        module = _ShardedWeight(float(original.detach()))
         fully_shard(module, mesh=init_device_mesh("cpu", (world_size,)))
 
         def loss_of(weight):
@@ -598,18 +853,20 @@ def _sharded_worker(rank, checks, world_size, init_file, out_dir):
 
         module(loss_of).backward()
         torch.optim.SGD(module.parameters(), lr=0.1).step()
-        torch.save(float(module.weight.full_tensor()[0]), Path(out_dir) / f"rank{rank}.pt")
+        return float(module.weight.full_tensor().detach()[0])
     finally:
         patch.undo()
-        torch.distributed.destroy_process_group()
 
 
-def _distributed_worker(rank, checks, world_size, init_file, out_dir):
+def _two_rank_worker(rank, checks, world_size, init_file, out_dir, sharded):
     torch.distributed.init_process_group(
         "gloo", init_method=f"file://{init_file}", rank=rank, world_size=world_size
     )
     try:
-        torch.save(checks().one_step(rank, world_size), Path(out_dir) / f"rank{rank}.pt")
+        result = {"ddp": checks().one_step(rank, world_size), "fsdp": None}
+        if sharded:
+            result["fsdp"] = _sharded_step(checks, rank, world_size)
+        torch.save(result, Path(out_dir) / f"rank{rank}.pt")
     finally:
         torch.distributed.destroy_process_group()
 
@@ -666,6 +923,10 @@ class DatasetChecks(AlgorithmChecks):
         batches = [self.batch(index) for index in range(count)]
         sampler = DistributedSampler(batches, num_replicas=1, rank=0, shuffle=False)
         return DataLoader(batches, batch_size=1, sampler=sampler, collate_fn=lambda b: b[0])
+
+    def run(self, trainer):
+        trainer.dataloader = self.loader(count=4)
+        trainer.start()
 
     def test_two_data_epochs_run_through_start_on_the_accumulation_cadence(self, trainer):
         """Rule: a data epoch is one full loader traversal, and the optimizer steps only when an
@@ -911,6 +1172,21 @@ class RoleChecks:
     ROLES: ClassVar[tuple[str, ...]]
     CADENCE: ClassVar[dict[str, int]]
 
+    @classmethod
+    def equip(cls, built):
+        """The shared fakes plus the role coordinator over one weight per role (the primary
+        role's is the fake's own weight)."""
+        super().equip(built)
+        adapter = built.adapter
+        weights = getattr(adapter, "role_weights", None) or {
+            role: adapter.weight if index == 0 else torch.nn.Parameter(torch.tensor(0.0))
+            for index, role in enumerate(cls.ROLES)
+        }
+        # Each role's phase runs under its variant: route the velocity to that role's weight.
+        adapter.role_weights = weights
+        adapter.use_component_variant = lambda variant_name: adapter._use(weights[variant_name])
+        built.role_optimization = _RoleCoordinator(built, weights, cls.ROLES[0])
+
     def test_roles_plan_and_optimizers_agree(self):
         """Rule: roles, the role update plan and the ``optimizers:`` entries agree."""
         args = self.example_args()
@@ -968,6 +1244,13 @@ class _RoleCoordinator:
     def active_role_name(self):
         return self._active
 
+    def state_dict(self):
+        return {"role_steps": {role: state.step for role, state in self.roles.items()}}
+
+    def load_state_dict(self, state_dict):
+        for role, step in state_dict["role_steps"].items():
+            self.roles[role].step = step
+
     @contextmanager
     def phase(self, role_name):
         assert self._active is None, "phases do not nest"
@@ -1017,10 +1300,9 @@ class GeneratorCriticChecks(RoleChecks):
         return module.GENERATOR_ROLE, module.CRITIC_ROLE
 
     @classmethod
-    def build_trainer(cls, monkeypatch):
+    def equip(cls, built):
         """The shared fakes plus one weight per role: ``use_component_variant(role)`` routes the
         velocity to that role's weight, and the coordinator steps only the active one."""
-        built = super().build_trainer(monkeypatch)
         generator, _ = cls.roles_of()
         adapter = built.adapter
         adapter.role_weights = {
@@ -1030,8 +1312,7 @@ class GeneratorCriticChecks(RoleChecks):
         adapter.use_component_variant = lambda variant_name: adapter._use(
             adapter.role_weights[variant_name]
         )
-        built.role_optimization = _RoleCoordinator(built, adapter.role_weights, generator)
-        return built
+        super().equip(built)
 
     def generator_loss(self, trainer):
         """The generator's loss on the two-sample batch of the fakes, at t = 0.5."""

@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Argument groups and the training-argument registry."""
 
 from .acceleration_args import AccelerationArguments
@@ -16,7 +30,7 @@ from .optimizer_args import (
 from .reward_args import RewardArguments
 from .scheduler_args import SchedulerArguments
 from .training_args import (
-    MyAwmTrainingArguments,
+    MyAWMTrainingArguments,
     OfflineDPOTrainingArguments,
     SFTTrainingArguments,
     TeacherConfig,
@@ -34,7 +48,7 @@ __all__ = [
     "GradientCheckpointingSpec",
     "SFTTrainingArguments",
     "OfflineDPOTrainingArguments",
-    "MyAwmTrainingArguments",
+    "MyAWMTrainingArguments",
     "TeacherConfig",
     "get_training_args_class",
     "AccelerationArguments",

@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Registry of trainer classes keyed by ``train.trainer_type`` (dotted paths, lazy import)."""
 
 from __future__ import annotations
@@ -11,7 +25,7 @@ from typing import Callable, Dict, Type
 _TRAINER_REGISTRY: Dict[str, str] = {
     "sft": "flow_factory.trainers.offline.sft.SFTTrainer",
     "offline-dpo": "flow_factory.trainers.offline.offline_dpo.OfflineDPOTrainer",
-    "my-dpo": "flow_factory.trainers.offline.my_dpo.MyDpoTrainer",
+    "my-dpo": "flow_factory.trainers.offline.my_dpo.MyDPOTrainer",
 }
 
 

@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Training arguments for the ``my-dmd`` algorithm.
 
 Distribution-matching distillation with two live roles: ``generator`` is distilled against
@@ -22,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MY_DMD_DEFAULT_OPTIMIZERS",
     "MY_DMD_TRAINABLE_ROLES",
-    "MyDmdTrainingArguments",
+    "MyDMDTrainingArguments",
 ]
 
 # The live trainable roles, in materialisation order: the first owns the canonical base routes.
@@ -38,7 +52,7 @@ MY_DMD_DEFAULT_OPTIMIZERS: tuple[AdamWOptimizerArguments, ...] = (
 
 
 @dataclass
-class MyDmdTrainingArguments(TrainingArguments):
+class MyDMDTrainingArguments(TrainingArguments):
     """Configure ``my-dmd`` training.
 
     Generation acquisition, none feedback. The execution contract is

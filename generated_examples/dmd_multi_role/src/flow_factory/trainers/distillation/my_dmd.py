@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Trainer of the ``my-dmd`` algorithm.
 
 Distribution-matching distillation with two live roles: ``generator`` is
@@ -16,6 +30,7 @@ from typing import Any, ClassVar, Literal
 import torch
 
 from ...contracts import ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT, ExecutionContract
+from ...hparams.training_args.my_dmd import MY_DMD_DEFAULT_OPTIMIZERS
 from ...samples import BaseSample, LatentState
 from ..abc import BaseTrainer
 from ..common.flow_matching import build_noised_output_state, flow_matching_per_sample_loss
@@ -23,7 +38,10 @@ from ..common.state_validation import state_batch_size
 from ..distillation.opd.common import load_teachers
 from ..forward_process import forward_velocity_state
 
-__all__ = ["MyDmdTrainer"]
+# --- objective imports: edit here -----------------------------------------------------------------
+# --- objective imports: end -----------------------------------------------------------------------
+
+__all__ = ["MyDMDTrainer"]
 
 # The role distilled (the primary role: its optimizer steps are ``self.step``) and the critic
 # whose fake score it is distilled against; both are live component variants.
@@ -33,7 +51,7 @@ CRITIC_ROLE = "fake_score"
 TEACHER_SNAPSHOT = "teacher"
 
 
-class MyDmdTrainer(BaseTrainer):
+class MyDMDTrainer(BaseTrainer):
     """Distill ``generator`` against a fake-score critic trained on its samples.
 
     Each training step rolls out the generator once, then runs the role plan
@@ -311,10 +329,7 @@ class MyDmdTrainer(BaseTrainer):
         Returns:
             The optimizer arguments of that role.
         """
-        from ...hparams.training_args.my_dmd import (
-            MY_DMD_DEFAULT_OPTIMIZERS as defaults,
-        )
-
+        defaults = MY_DMD_DEFAULT_OPTIMIZERS
         roles = tuple(self.training_args.required_trainable_roles)
         configured = self.config.optimizer_args.get_by_name(role_name)
         if configured is not None:

@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Training arguments for the ``my-dpo`` algorithm.
 
 Diffusion-DPO on preference pairs against a frozen reference snapshot, scaled by ``beta``.
@@ -12,11 +26,11 @@ from typing import ClassVar, Literal
 from ...contracts.execution import OFFLINE_EXECUTION_CONTRACT, ExecutionContract
 from ._offline import OfflineFlowMatchingTrainingArguments
 
-__all__ = ["MyDpoTrainingArguments"]
+__all__ = ["MyDPOTrainingArguments"]
 
 
 @dataclass
-class MyDpoTrainingArguments(OfflineFlowMatchingTrainingArguments):
+class MyDPOTrainingArguments(OfflineFlowMatchingTrainingArguments):
     """Configure ``my-dpo`` training.
 
     Dataset acquisition, none feedback. The execution contract is
@@ -35,6 +49,10 @@ class MyDpoTrainingArguments(OfflineFlowMatchingTrainingArguments):
             "flow-matching loss gap; finite and > 0."
         },
     )
+    margin: float = field(
+        default=0.1,
+        metadata={"help": "Objective hyperparameter: a finite float >= 0."},
+    )
 
     def __post_init__(self) -> None:
         """Validate the fixed trainer identity and the objective parameters."""
@@ -49,6 +67,11 @@ class MyDpoTrainingArguments(OfflineFlowMatchingTrainingArguments):
         self.beta = float(self.beta)
         if not math.isfinite(self.beta) or self.beta <= 0.0:
             raise ValueError(f"train.beta must be a finite float > 0, received {self.beta!r}")
+        if isinstance(self.margin, bool) or not isinstance(self.margin, (int, float)):
+            raise TypeError(f"train.margin must be a finite float >= 0, received {self.margin!r}")
+        self.margin = float(self.margin)
+        if not 0.0 <= self.margin < math.inf:
+            raise ValueError(f"train.margin must be a finite float >= 0, received {self.margin!r}")
 
     @property
     def requires_ref_model(self) -> bool:

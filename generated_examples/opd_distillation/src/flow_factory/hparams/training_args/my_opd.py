@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Training arguments for the ``my-opd`` algorithm.
 
 On-policy distillation: the student's velocity regresses a frozen teacher's velocity on the states
@@ -13,11 +27,11 @@ from typing import Any, ClassVar, Literal
 from ...contracts.execution import ONLINE_NO_FEEDBACK_EXECUTION_CONTRACT, ExecutionContract
 from ._base import TrainingArguments
 
-__all__ = ["MyOpdTrainingArguments"]
+__all__ = ["MyOPDTrainingArguments"]
 
 
 @dataclass
-class MyOpdTrainingArguments(TrainingArguments):
+class MyOPDTrainingArguments(TrainingArguments):
     """Configure ``my-opd`` training.
 
     Generation acquisition, none feedback. The execution contract is

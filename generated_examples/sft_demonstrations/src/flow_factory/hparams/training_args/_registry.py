@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Registry of training argument classes keyed by ``train.trainer_type``."""
 
 from __future__ import annotations
@@ -6,7 +20,7 @@ import importlib
 from typing import Dict, Type
 
 from ._base import TrainingArguments
-from .my_sft import MySftTrainingArguments
+from .my_sft import MySFTTrainingArguments
 from .offline_dpo import OfflineDPOTrainingArguments
 from .sft import SFTTrainingArguments
 
@@ -16,7 +30,7 @@ from .sft import SFTTrainingArguments
 _TRAINING_ARGS_REGISTRY: Dict[str, Type[TrainingArguments]] = {
     "sft": SFTTrainingArguments,
     "offline-dpo": OfflineDPOTrainingArguments,
-    "my-sft": MySftTrainingArguments,
+    "my-sft": MySFTTrainingArguments,
 }
 
 

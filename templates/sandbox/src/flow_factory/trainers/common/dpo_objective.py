@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Diffusion-DPO objective on per-sample flow-matching losses."""
 
 from __future__ import annotations
@@ -37,12 +51,14 @@ def dpo_objective(
         raise ValueError(f"beta must be finite > 0, got {beta!r}")
     chosen_diff = policy_chosen_loss - reference_chosen_loss
     rejected_diff = policy_rejected_loss - reference_rejected_loss
-    logits = -0.5 * float(beta) * (chosen_diff - rejected_diff)
-    loss = -F.logsigmoid(logits).mean()
+    loss = -F.logsigmoid(-0.5 * float(beta) * (chosen_diff - rejected_diff)).mean()
+    # Per-sample implicit rewards, as the real objective returns them (callers reduce).
+    reward_chosen = (-0.5 * float(beta) * chosen_diff).detach()
+    reward_rejected = (-0.5 * float(beta) * rejected_diff).detach()
     metrics = {
-        "implicit_reward_chosen": (-0.5 * float(beta) * chosen_diff).detach().mean(),
-        "implicit_reward_rejected": (-0.5 * float(beta) * rejected_diff).detach().mean(),
-        "implicit_accuracy": (logits > 0).float().mean().detach(),
+        "implicit_reward_chosen": reward_chosen,
+        "implicit_reward_rejected": reward_rejected,
+        "implicit_accuracy": (reward_chosen > reward_rejected).float().mean(),
     }
     return loss, metrics
 

@@ -1,3 +1,17 @@
+# Copyright 2026 The ffgen authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Offline Diffusion-DPO on preference pairs (dataset acquisition, no feedback)."""
 
 from __future__ import annotations
@@ -65,7 +79,10 @@ class OfflineDPOTrainer(BaseTrainer):
         )
         overrides = self.adapter.offline_training_forward_overrides
         with self.accumulate_gradients():
-            terms: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
+            # One DPO loss per timestep row, then their mean; every metric is the row's batch
+            # mean, averaged over the rows (the real trainer's names: w = chosen, l = rejected).
+            losses: list[torch.Tensor] = []
+            rows: defaultdict[str, list[torch.Tensor]] = defaultdict(list)
             for row in timesteps:
                 c_times, c_noised = build_noised_output_state(
                     self.adapter, chosen.clean_state, row, batch=chosen_batch
@@ -75,39 +92,41 @@ class OfflineDPOTrainer(BaseTrainer):
                     noise=c_noised.noise,
                 )
                 validate_preference_component_times(c_times, r_times)
-                arms = (("chosen", chosen_batch, c_times, c_noised),
-                        ("rejected", rejected_batch, r_times, r_noised))
-                for arm, arm_batch, times, noised in arms:
+                arms = (("w", "chosen", chosen_batch, c_times, c_noised),
+                        ("l", "rejected", rejected_batch, r_times, r_noised))
+                errors: dict[str, torch.Tensor] = {}
+                for letter, arm, arm_batch, times, noised in arms:
                     with self.autocast():
                         velocity = forward_velocity_state(
                             self, arm_batch, noised.state, times,
                             source=f"offline DPO policy ({arm})", **overrides,
                         )
-                    terms[f"policy_{arm}"].append(
-                        flow_matching_per_sample_loss(self.adapter, velocity, noised)
+                    errors[f"theta_{letter}_err"] = flow_matching_per_sample_loss(
+                        self.adapter, velocity, noised
                     )
                     with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
                         ref_velocity = forward_velocity_state(
                             self, arm_batch, noised.state, times,
                             source=f"offline DPO reference ({arm})", **overrides,
                         )
-                    terms[f"reference_{arm}"].append(
-                        flow_matching_per_sample_loss(self.adapter, ref_velocity, noised)
+                    errors[f"ref_{letter}_err"] = flow_matching_per_sample_loss(
+                        self.adapter, ref_velocity, noised
                     )
-            mean = {k: torch.stack(v, dim=0).mean(dim=0) for k, v in terms.items()}
-            loss, metrics = dpo_objective(
-                mean["policy_chosen"],
-                mean["policy_rejected"],
-                mean["reference_chosen"],
-                mean["reference_rejected"],
-                beta=self.training_args.beta,
-            )
+                loss, metrics = dpo_objective(
+                    errors["theta_w_err"],
+                    errors["theta_l_err"],
+                    errors["ref_w_err"],
+                    errors["ref_l_err"],
+                    beta=self.training_args.beta,
+                )
+                losses.append(loss)
+                for key, value in (*errors.items(), *metrics.items()):
+                    rows[key].append(value.detach().mean())
+            loss = torch.stack(losses).mean()
             self.accelerator.backward(loss)
             self._loss_info["loss"].append(loss.detach())
-            for key in ("policy_chosen", "policy_rejected"):
-                self._loss_info[f"{key}_loss"].append(mean[key].detach().mean())
-            for key, value in metrics.items():
-                self._loss_info[key].append(value)
+            for key, values in rows.items():
+                self._loss_info[key].append(torch.stack(values).mean())
             if self.accelerator.sync_gradients:
                 self._loss_info = self._apply_optimizer_step(self._loss_info)
 

@@ -1,0 +1,122 @@
+"""A ``--like`` / ``--extends`` run's answers: what the source's code fixes, under the free flags.
+
+A flag that says what the code says is fine; one that contradicts it is refused, naming the
+property, both values and where the code fixes it. The example choices (model type, finetune
+type) and the category stay free: the example is chosen among the source's own, and a copy's
+imports are re-based to any category folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+
+from ffgen.checkout import layout
+from ffgen.classify import interview
+from ffgen.classify.model import Answers, Dynamics, FinetuneType
+from ffgen.errors import UsageError
+from ffgen.generate.like.source import SourceAlgorithm, preferred
+from ffgen.verify.catalogue import SDE_DYNAMICS
+from ffgen.verify.examples import Example
+
+FIXED = ("acquisition", "feedback", "paradigm", "supervision", "state", "ownership", "roles")
+
+
+def _text(value: object) -> str:
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, tuple):
+        return ",".join(f"{v[0]}={v[1]}" if isinstance(v, tuple) else str(v) for v in value)
+    return str(value)
+
+
+def _reason(source: SourceAlgorithm, prop: str, fixed: object) -> str:
+    if source.generated:
+        return f"{source.key} was generated with {interview.flag_name(prop)} {_text(fixed)}"
+    return source.reasons.get(prop, f"{source.key}'s code fixes {prop}={_text(fixed)}")
+
+
+def _fixed_props(source: SourceAlgorithm) -> tuple[str, ...]:
+    """A generated source fixes every recorded answer; a hand-written one what its code says
+    (dynamics only when coupled)."""
+    if source.generated:
+        return (*FIXED, "dynamics", "role_cadence")
+    return (*FIXED, "dynamics") if "dynamics" in source.reasons else FIXED
+
+
+def like_answers(source: SourceAlgorithm, flags: Mapping[str, str | None]) -> Answers:
+    """The source's answers, with the free flags applied; a contradicting flag is refused."""
+    given = interview.from_flags(dict(flags))
+    a = source.answers
+    for prop in _fixed_props(source):
+        value, fixed = getattr(given, prop), getattr(a, prop)
+        if value in (None, ()) or value == fixed:
+            continue
+        raise UsageError(
+            f"{interview.flag_name(prop)} {_text(value)} conflicts with --{source.mode} "
+            f"{source.key}: {_reason(source, prop, fixed)} ({prop}={_text(fixed)}); drop the "
+            "flag, or start from the family templates without --like"
+        )
+    example = _chosen_example(source, given)
+    model = _section(example, "model")
+    finetune = str(model.get("finetune_type", "lora")).lower() if example else None
+    return a.with_(
+        dynamics=given.dynamics or a.dynamics or _example_dynamics(example),
+        role_cadence=given.role_cadence or a.role_cadence,
+        category=given.category or category_of(source),
+        model_type=given.model_type or _model_type(model) or a.model_type,
+        finetune_type=given.finetune_type or _finetune(finetune) or a.finetune_type,
+    )
+
+
+def category_of(source: SourceAlgorithm) -> str:
+    return layout.trainer_category(source.trainer.module) or "rl"
+
+
+def _section(example: Example | None, name: str) -> dict:
+    value = example.data.get(name) if example is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def _model_type(model: dict) -> str | None:
+    return str(model["model_type"]) if model.get("model_type") else None
+
+
+def _finetune(text: str | None) -> FinetuneType | None:
+    return FinetuneType(text) if text in ("lora", "full") else None
+
+
+def _example_dynamics(example: Example | None) -> Dynamics:
+    dynamics = _section(example, "scheduler").get("dynamics_type")
+    return Dynamics.SDE if dynamics in SDE_DYNAMICS else Dynamics.ANY
+
+
+def _chosen_example(source: SourceAlgorithm, given: Answers) -> Example | None:
+    """The first of the source's examples that fits the model / finetune flags given."""
+    if not source.examples:
+        return None
+    found = source_example(source, given.model_type, given.finetune_type)
+    if found is None:
+        have = ", ".join(e.path for e in preferred(source.examples))
+        raise UsageError(
+            f"--{source.mode} {source.key} has no example config for model type "
+            f"{given.model_type or 'any'!r} with finetune type "
+            f"{_text(given.finetune_type) if given.finetune_type else 'any'!r} (it has {have}); "
+            "the copy's example starts from one of them: drop --model-type / --finetune-type"
+        )
+    return found
+
+
+def _fits(example: Example, model_type: str | None, finetune: object) -> bool:
+    model = _section(example, "model")
+    ft = str(model.get("finetune_type", "lora")).lower()
+    same_model = model_type is None or str(model.get("model_type")) == model_type
+    return same_model and (finetune is None or ft == _text(finetune))
+
+
+def source_example(
+    source: SourceAlgorithm, model_type: str | None, finetune: object
+) -> Example | None:
+    """The source example the copy's example derives from (None: the template's example)."""
+    fitting = [e for e in preferred(source.examples) if _fits(e, model_type, finetune)]
+    return fitting[0] if fitting else None

@@ -1,0 +1,51 @@
+"""The compiled templates shipped in ffgen/generate/compiled/ are exactly what Jinja makes of the
+template sources today, and a stale compiled form is never rendered.
+
+Regenerate them with ``python -m ffgen.generate.render --write``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import jinja2
+
+from ffgen.generate import render
+from ffgen.skill import SKILL_TEMPLATE, render_skill
+
+REGENERATE = "run python -m ffgen.generate.render --write"
+
+
+def _files(folder):
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.py"))}
+
+
+def test_compiled_templates_match_their_sources(tmp_path):
+    fresh = tmp_path / "compiled"
+    render.compile_templates(render.templates_root(), fresh)
+    shipped, expected = _files(render.COMPILED), _files(fresh)
+    assert sorted(shipped) == sorted(expected), f"templates added or removed: {REGENERATE}"
+    stale = [name for name in expected if shipped[name] != expected[name]]
+    assert not stale, f"{len(stale)} compiled template(s) are stale: {REGENERATE}"
+    assert render.compiled_is_current(render.templates_root(), render.COMPILED)
+
+
+def test_renders_go_through_the_compiled_form_and_read_the_same(monkeypatch):
+    render._environment.cache_clear()
+    monkeypatch.setattr(render, "_environment", render._environment.__wrapped__)
+    assert isinstance(render._environment().loader, jinja2.ModuleLoader), f"stale: {REGENERATE}"
+    compiled = render_skill()
+    monkeypatch.setattr(render, "COMPILED", render.COMPILED.parent / "missing")
+    assert isinstance(render._environment().loader, jinja2.FileSystemLoader)
+    assert render_skill() == compiled
+
+
+def test_an_edited_template_is_rendered_from_its_source(tmp_path, monkeypatch):
+    root = tmp_path / "templates"
+    shutil.copytree(render.templates_root(), root)
+    source = root / SKILL_TEMPLATE
+    source.write_text(source.read_text(encoding="utf-8") + "edited after compiling\n")
+    assert not render.compiled_is_current(root, render.COMPILED)
+    monkeypatch.setattr(render, "templates_root", lambda: root)
+    monkeypatch.setattr(render, "_environment", render._environment.__wrapped__)
+    assert render_skill().endswith("edited after compiling\n")
