@@ -198,6 +198,9 @@ def _gh_prop(text: str) -> str:
 
 
 def print_text(report, root: Path) -> None:
+    if not report.findings:  # the clean case, CI's usual one: no table, so no rich to import
+        print(_summary(report))
+        return
     from rich.console import Console
     from rich.table import Table
 
