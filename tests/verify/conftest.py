@@ -34,6 +34,20 @@ def beyond_baseline(report: Report) -> list:
             if (f.rule_id, f.severity, f.path, f.algorithm) not in BASELINE]
 
 
+SAMPLE = "    def sample(self)"
+
+
+def findings_of(checkout, rule: str) -> list[tuple[str, str, int, str | None]]:
+    """(severity, path, line, algorithm) of each finding of ``rule`` beyond the baseline."""
+    return [(f.severity, f.path, f.line, f.algorithm)
+            for f in beyond_baseline(checkout.verify()) if f.rule_id == rule]
+
+
+def add_method(checkout, path: str, body: str, before: str = SAMPLE) -> None:
+    """Insert ``body`` (a method) into the class of ``path``, just above ``before``."""
+    checkout.edit(path, before, body + "\n" + before)
+
+
 class Checkout:
     def __init__(self, root: Path) -> None:
         self.root = root

@@ -3,7 +3,7 @@ failing case, and the false alarms each rule must not raise (the built-ins' own 
 
 from __future__ import annotations
 
-from tests.verify.conftest import ARGS, TRAINERS, beyond_baseline
+from tests.verify.conftest import ARGS, TRAINERS, add_method, beyond_baseline, findings_of
 
 NFT = f"{TRAINERS}/rl/nft.py"
 DMD2 = f"{TRAINERS}/distillation/dmd2.py"
@@ -13,18 +13,10 @@ SFT = f"{TRAINERS}/offline/sft.py"
 OPD = f"{TRAINERS}/distillation/opd/trainer.py"
 OPD_ARGS = f"{ARGS}/opd.py"
 NFT_ARGS = f"{ARGS}/nft.py"
-SAMPLE = "    def sample(self)"
 POLICY_OVERRIDES = ('source="offline DPO policy chosen",\n'
                     "            **self.adapter.offline_training_forward_overrides,\n")
 
 
-def _found(checkout, rule: str) -> list[tuple[str, str, int, str | None]]:
-    return [(f.severity, f.path, f.line, f.algorithm)
-            for f in beyond_baseline(checkout.verify()) if f.rule_id == rule]
-
-
-def _method(checkout, path: str, body: str, before: str = SAMPLE) -> None:
-    checkout.edit(path, before, body + "\n" + before)
 
 
 def test_pristine_fixture_has_none_of_the_new_rules(checkout):
@@ -34,21 +26,21 @@ def test_pristine_fixture_has_none_of_the_new_rules(checkout):
 
 # -- FF705 --------------------------------------------------------------------------------------
 def test_ff705_override_that_extends_the_base_is_a_warning(checkout):
-    _method(checkout, NFT, "    def _initialization(self):\n"
+    add_method(checkout, NFT, "    def _initialization(self):\n"
                            "        super()._initialization()\n        self.extra = 1\n")
-    assert _found(checkout, "FF705") == [
+    assert findings_of(checkout, "FF705") == [
         ("warning", NFT, checkout.line(NFT, "def _initialization"), "nft")]
 
 
 def test_ff705_hooks_the_base_calls_are_fine(checkout):
-    _method(checkout, NFT, "    def _init_reward_model(self):\n"
+    add_method(checkout, NFT, "    def _init_reward_model(self):\n"
                            "        return super()._init_reward_model()\n")
-    assert _found(checkout, "FF705") == []
+    assert findings_of(checkout, "FF705") == []
 
 
 def test_ff705_a_super_call_from_an_override_is_not_a_second_run(checkout):
-    _method(checkout, NFT, "    def _initialization(self):\n        super()._initialization()\n")
-    assert [s for s, *_ in _found(checkout, "FF705")] == ["warning"]
+    add_method(checkout, NFT, "    def _initialization(self):\n        super()._initialization()\n")
+    assert [s for s, *_ in findings_of(checkout, "FF705")] == ["warning"]
 
 
 # -- FF706 --------------------------------------------------------------------------------------
@@ -58,13 +50,13 @@ def test_ff706_overrides_through_a_local_name_are_fine(checkout):
                   "        policy = forward_velocity_state(")
     checkout.edit(OFFLINE_DPO, POLICY_OVERRIDES,
                   'source="offline DPO policy chosen", **overrides,\n')
-    assert _found(checkout, "FF706") == []
+    assert findings_of(checkout, "FF706") == []
 
 
 def test_ff706_passing_the_rollout_scale_is_an_error_even_with_overrides(checkout):
     checkout.edit(OFFLINE_DPO, POLICY_OVERRIDES, 'source="offline DPO policy chosen",\n'
                   "            guidance_scale=self.training_args.guidance_scale,\n")
-    assert _found(checkout, "FF706") == [
+    assert findings_of(checkout, "FF706") == [
         ("error", OFFLINE_DPO, checkout.line(OFFLINE_DPO, "policy = forward_velocity_state("),
          "offline-dpo")]
 
@@ -72,7 +64,7 @@ def test_ff706_passing_the_rollout_scale_is_an_error_even_with_overrides(checkou
 def test_ff706_direct_forward_state_without_overrides_is_a_warning(checkout):
     checkout.edit(SFT, "        return batch\n",
                   "        return self.adapter.forward_state(batch=batch, state=batch, times=0)\n")
-    assert _found(checkout, "FF706") == [
+    assert findings_of(checkout, "FF706") == [
         ("warning", SFT, checkout.line(SFT, "forward_state("), "sft")]
 
 
@@ -80,33 +72,33 @@ def test_ff706_kwargs_built_elsewhere_are_not_judged(checkout):
     checkout.edit(SFT, "    def _loss(self, batch):\n        return batch\n",
                   "    def _loss(self, batch, **kwargs):\n"
                   "        return self.adapter.forward_state(batch=batch, **kwargs)\n")
-    assert _found(checkout, "FF706") == []
+    assert findings_of(checkout, "FF706") == []
 
 
 def test_ff706_generation_trainers_may_use_rollout_cfg(checkout):
-    _method(checkout, NFT, "    def _loss(self, batch):\n"
+    add_method(checkout, NFT, "    def _loss(self, batch):\n"
                            "        return forward_velocity_state(self, batch, batch, batch, "
                            "source='nft')\n")
-    assert _found(checkout, "FF706") == []
+    assert findings_of(checkout, "FF706") == []
 
 
 def test_ff706_branch_cfg_without_preprocess_override_is_a_warning(checkout):
     checkout.edit(DMD2_ARGS, "    def get_preprocess_guidance_scale(self) -> float:",
                   "    def _preprocess_scale(self) -> float:")
     # One finding on the field, although TDM and TDM-R1 inherit it too.
-    assert _found(checkout, "FF706") == [
+    assert findings_of(checkout, "FF706") == [
         ("warning", DMD2_ARGS, checkout.line(DMD2_ARGS, "real_guidance_scale:"), "dmd2")]
 
 
 def test_ff706_a_new_cfg_field_needs_the_override_too(checkout):
     checkout.edit(NFT_ARGS, "    kl_beta: float = 0.0\n",
                   "    kl_beta: float = 0.0\n    kl_cfg: float = 4.5\n")
-    assert _found(checkout, "FF706") == [
+    assert findings_of(checkout, "FF706") == [
         ("warning", NFT_ARGS, checkout.line(NFT_ARGS, "kl_cfg:"), "nft")]
     checkout.edit(NFT_ARGS, "    kl_cfg: float = 4.5\n",
                   "    kl_cfg: float = 4.5\n\n    def get_preprocess_guidance_scale(self):\n"
                   "        return max(self.guidance_scale, self.kl_cfg)\n")
-    assert _found(checkout, "FF706") == []
+    assert findings_of(checkout, "FF706") == []
 
 
 # -- FF707 --------------------------------------------------------------------------------------
@@ -117,40 +109,40 @@ def _roles(checkout, roles: str) -> None:
 def test_ff707_a_role_named_as_a_frozen_copy_is_a_warning(checkout):
     _roles(checkout, '("generator", "teacher")')
     line = checkout.line(DMD2_ARGS, "def required_trainable_roles")
-    assert ("warning", DMD2_ARGS, line, "dmd2") in _found(checkout, "FF707")
+    assert ("warning", DMD2_ARGS, line, "dmd2") in findings_of(checkout, "FF707")
 
 
 def test_ff707_ordinary_role_names_are_fine(checkout):
     _roles(checkout, '("generator", "fake_score")')
-    assert _found(checkout, "FF707") == []
+    assert findings_of(checkout, "FF707") == []
 
 
 def test_ff707_a_trainer_that_freezes_a_variant_is_an_error(checkout):
-    _method(checkout, DMD2, "    def _freeze(self):\n"
+    add_method(checkout, DMD2, "    def _freeze(self):\n"
                             '        for p in self.adapter.variant_parameters("fake"):\n'
                             "            p.requires_grad_(False)\n",
             before="    def sample(self)")
-    found = _found(checkout, "FF707")
+    found = findings_of(checkout, "FF707")
     assert ("error", DMD2_ARGS, checkout.line(DMD2_ARGS, "def required_trainable_roles"),
             "dmd2") in found
 
 
 def test_ff707_variants_declared_by_the_trainer_count(checkout):
-    _method(checkout, NFT, "    def _declare_model_variants(self):\n"
+    add_method(checkout, NFT, "    def _declare_model_variants(self):\n"
                            '        self.adapter.declare_component_variants(("default", "ema"))\n')
-    assert _found(checkout, "FF707") == [
+    assert findings_of(checkout, "FF707") == [
         ("warning", NFT, checkout.line(NFT, "declare_component_variants("), "nft")]
 
 
 # -- FF708 --------------------------------------------------------------------------------------
 def _read(checkout, body: str) -> None:
-    _method(checkout, NFT, "    def _probe(self):\n" + body)
+    add_method(checkout, NFT, "    def _probe(self):\n" + body)
 
 
 def test_ff708_reads_through_an_alias_and_getattr(checkout):
     _read(checkout, "        args = self.training_args\n        a = args.margin\n"
                     '        b = getattr(self.config.training_args, "temperature")\n')
-    assert _found(checkout, "FF708") == [
+    assert findings_of(checkout, "FF708") == [
         ("error", NFT, checkout.line(NFT, "args.margin"), "nft"),
         ("error", NFT, checkout.line(NFT, '"temperature"'), "nft"),
     ]
@@ -163,7 +155,7 @@ def test_ff708_defined_names_are_fine(checkout):
                     "                self.training_args.seed, ta.requires_ref_model,\n"
                     "                ta.get_preprocess_guidance_scale(), ta.to_dict(),\n"
                     "                ta.extra_kwargs, ta._manual_gradient_accumulation_steps)\n")
-    assert _found(checkout, "FF708") == []
+    assert findings_of(checkout, "FF708") == []
 
 
 def test_ff708_guarded_reads_and_writes_are_fine(checkout):
@@ -175,7 +167,7 @@ def test_ff708_guarded_reads_and_writes_are_fine(checkout):
                     "        if isinstance(self.training_args, dict):\n"
                     "            b = self.training_args.items\n"
                     "        self.training_args.scratch = a + b\n")
-    assert _found(checkout, "FF708") == []
+    assert findings_of(checkout, "FF708") == []
 
 
 def test_ff708_a_field_set_in_post_init_is_defined(checkout):
@@ -183,13 +175,13 @@ def test_ff708_a_field_set_in_post_init_is_defined(checkout):
                   "    kl_beta: float = 0.0\n\n    def __post_init__(self):\n"
                   "        super().__post_init__()\n        self.margin = 2 * self.kl_beta\n")
     _read(checkout, "        return self.training_args.margin\n")
-    assert _found(checkout, "FF708") == []
+    assert findings_of(checkout, "FF708") == []
 
 
 def test_ff708_a_rebound_name_is_no_alias(checkout):
     _read(checkout, "        args = self.training_args\n        args = self.config\n"
                     "        return args.margin\n")
-    assert _found(checkout, "FF708") == []
+    assert findings_of(checkout, "FF708") == []
 
 
 def test_ff708_unknowable_args_classes_are_never_flagged(checkout):
@@ -197,7 +189,7 @@ def test_ff708_unknowable_args_classes_are_never_flagged(checkout):
     checkout.edit(NFT_ARGS, "    kl_beta: float = 0.0\n",
                   "    kl_beta: float = 0.0\n\n    def __getattr__(self, name):\n"
                   "        return self.extra_kwargs[name]\n")
-    assert _found(checkout, "FF708") == []
+    assert findings_of(checkout, "FF708") == []
 
 
 def test_ff708_an_external_base_makes_the_class_unknowable(checkout):
@@ -205,7 +197,7 @@ def test_ff708_an_external_base_makes_the_class_unknowable(checkout):
     checkout.edit(NFT_ARGS, "from ._base import TrainingArguments\n",
                   "from ._base import TrainingArguments\nfrom somewhere import Mixin\n")
     checkout.edit(NFT_ARGS, "(TrainingArguments)", "(Mixin, TrainingArguments)")
-    assert _found(checkout, "FF708") == []
+    assert findings_of(checkout, "FF708") == []
 
 
 TDM = f"{TRAINERS}/distillation/tdm.py"
@@ -215,20 +207,20 @@ TDM_R1 = f"{TRAINERS}/distillation/tdm_r1.py"
 def test_ff708_inherited_trainer_code_is_checked_against_each_key(checkout):
     """TDM-R1 runs TDMTrainer.optimize (super()) with its own args class."""
     checkout.edit(TDM, "self.training_args.ttur_fake_updates", "self.training_args.ttur_steps")
-    assert [a for *_, a in _found(checkout, "FF708")] == ["tdm", "tdm-r1"]
+    assert [a for *_, a in findings_of(checkout, "FF708")] == ["tdm", "tdm-r1"]
 
 
 def test_ff708_a_field_of_the_subclass_args_only_fails_the_parent_key(checkout):
     checkout.edit(TDM, "self.training_args.ttur_fake_updates",
                   "self.training_args.tdm_weight")  # a TDM-R1 field TDM lacks
-    assert [a for *_, a in _found(checkout, "FF708")] == ["tdm"]
+    assert [a for *_, a in findings_of(checkout, "FF708")] == ["tdm"]
 
 
 def test_ff708_an_overridden_method_is_not_run(checkout):
     """Without its super() call TDMR1Trainer.optimize hides TDMTrainer's body from TDM-R1."""
     checkout.edit(TDM, "self.training_args.ttur_fake_updates", "self.training_args.ttur_steps")
     checkout.edit(TDM_R1, "        super().optimize(samples)\n", "")
-    assert [a for *_, a in _found(checkout, "FF708")] == ["tdm"]
+    assert [a for *_, a in findings_of(checkout, "FF708")] == ["tdm"]
 
 
 # -- FF708 on a generated algorithm in the sandbox ----------------------------------------------

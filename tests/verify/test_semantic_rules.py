@@ -3,7 +3,7 @@ failing case, and the built-ins' own patterns the rules must leave alone."""
 
 from __future__ import annotations
 
-from tests.verify.conftest import TRAINERS, beyond_baseline
+from tests.verify.conftest import TRAINERS, add_method, beyond_baseline, findings_of
 
 AWM = f"{TRAINERS}/rl/awm.py"
 NFT = f"{TRAINERS}/rl/nft.py"
@@ -11,7 +11,6 @@ DPO = f"{TRAINERS}/rl/dpo.py"
 OPD = f"{TRAINERS}/distillation/opd/trainer.py"
 SFT = f"{TRAINERS}/offline/sft.py"
 OFFLINE_DPO = f"{TRAINERS}/offline/offline_dpo.py"
-SAMPLE = "    def sample(self)"
 OPTIMIZE_BATCH = "    def optimize_batch(self, batch: Any) -> None:"
 COLLECT = ("        return self.generate_samples(\n"
            "            reward_buffer=self.reward_buffer, compute_log_prob=False, "
@@ -23,13 +22,6 @@ GUARDED_STEP = ("        if self.accelerator.sync_gradients:\n"
 NEW_RULES = ("FF701", "FF702", "FF703", "FF704")
 
 
-def _found(checkout, rule: str) -> list[tuple[str, str, int, str | None]]:
-    return [(f.severity, f.path, f.line, f.algorithm)
-            for f in beyond_baseline(checkout.verify()) if f.rule_id == rule]
-
-
-def _method(checkout, path: str, body: str, before: str = SAMPLE) -> None:
-    checkout.edit(path, before, body + "\n" + before)
 
 
 def test_pristine_fixture_has_none_of_the_new_rules(checkout):
@@ -66,7 +58,7 @@ def test_ff701_bookkeeping_redone_by_hand_is_a_warning(checkout):
         "                self.reward_buffer.add_samples(out)\n"
         "                samples.extend(out)\n"
         "        return samples\n"))
-    assert _found(checkout, "FF701") == [
+    assert findings_of(checkout, "FF701") == [
         ("warning", AWM, checkout.line(AWM, "self.adapter.inference("), "awm")]
 
 
@@ -77,11 +69,11 @@ def test_ff701_a_sample_batch_override_is_the_seam(checkout):
             "        if reward_buffer is not None:\n"
             "            reward_buffer.add_samples(samples)\n"
             "        return samples\n")
-    _method(checkout, AWM, seam)
-    assert _found(checkout, "FF701") == []
+    add_method(checkout, AWM, seam)
+    assert findings_of(checkout, "FF701") == []
     # Dropping the metadata injection loses source propagation: an error at the call.
     checkout.edit(AWM, "        self._inject_batch_metadata(samples, batch)\n", "")
-    assert _found(checkout, "FF701") == [
+    assert findings_of(checkout, "FF701") == [
         ("error", AWM, checkout.line(AWM, "self.adapter.inference("), "awm")]
 
 
@@ -94,13 +86,13 @@ def test_ff701_no_feedback_trainer_needs_no_reward_buffering(checkout):
                            "            out = self.adapter.inference(**batch)\n"
                            "            self._inject_batch_metadata(out, batch)\n"
                            "        return out\n"))
-    assert [s for s, *_ in _found(checkout, "FF701")] == ["warning"]
+    assert [s for s, *_ in findings_of(checkout, "FF701")] == ["warning"]
 
 
 def test_ff701_inference_outside_the_sample_path_is_not_collection(checkout):
-    _method(checkout, AWM, "    def _preview(self, batch):\n"
+    add_method(checkout, AWM, "    def _preview(self, batch):\n"
                            "        return self.adapter.inference(**batch)\n")
-    assert _found(checkout, "FF701") == []
+    assert findings_of(checkout, "FF701") == []
 
 
 # -- FF702 --------------------------------------------------------------------------------------
@@ -110,13 +102,13 @@ def test_ff702_delegating_override_and_advantage_transforms_are_fine(checkout):
     assert 'batch["advantage"] / max(clip)' in (checkout.root / NFT).read_text()
     assert "gather_aligned_floating_tensors(" in (checkout.root / f"{TRAINERS}/rl/crd.py"
                                                   ).read_text()
-    assert _found(checkout, "FF702") == []
+    assert findings_of(checkout, "FF702") == []
 
 
 def test_ff702_override_without_the_processor(checkout):
     checkout.edit(DPO, "        return self.advantage_processor.compute_advantages(\n",
                   "        return self._rank_advantages(\n")
-    assert _found(checkout, "FF702") == [
+    assert findings_of(checkout, "FF702") == [
         ("error", DPO, checkout.line(DPO, "def compute_advantages"), "dpo")]
 
 
@@ -143,7 +135,7 @@ def test_ff702_a_compute_that_bypasses_the_processor_is_an_error(checkout):
 # -- FF703 --------------------------------------------------------------------------------------
 def test_ff703_keeping_the_current_batch_outputs_is_a_warning(checkout):
     checkout.edit(SFT, ENCODE_TARGET, ENCODE_TARGET + "        self._last_target = encoded\n")
-    assert _found(checkout, "FF703") == [
+    assert findings_of(checkout, "FF703") == [
         ("warning", SFT, checkout.line(SFT, "self._last_target = encoded"), "sft")]
 
 
@@ -153,18 +145,18 @@ def test_ff703_a_lazily_filled_attribute_is_a_cache(checkout):
         "            self._target = self.adapter.encode_output_state(\n"
         "                batch.output.target_media, prepared)\n"
         "        encoded = self._target\n"))
-    assert _found(checkout, "FF703") == [
+    assert findings_of(checkout, "FF703") == [
         ("error", SFT, checkout.line(SFT, "self._target = self.adapter"), "sft")]
 
 
 def test_ff703_memoised_encoder_and_appended_outputs(checkout):
-    _method(checkout, SFT, ("    @functools.lru_cache(maxsize=None)\n"
+    add_method(checkout, SFT, ("    @functools.lru_cache(maxsize=None)\n"
                             "    def _encode(self, media, prepared):\n"
                             "        return self.adapter.encode_output_state(media, prepared)\n"),
             before=OPTIMIZE_BATCH)
     checkout.edit(SFT, ENCODE_TARGET, ENCODE_TARGET
                   + "        self._history.append(encoded.clean_state.detach())\n")
-    found = _found(checkout, "FF703")
+    found = findings_of(checkout, "FF703")
     assert [(s, line) for s, _, line, _ in found] == [
         ("error", checkout.line(SFT, "def _encode(")),
         ("error", checkout.line(SFT, "self._history.append(")),
@@ -179,7 +171,7 @@ def test_ff703_conditions_may_be_cached_and_branches_are_exclusive(checkout):
         "        else:\n"
         "            prepared = self.adapter.prepare_condition_state(condition)\n"
         "            self._conditions[batch.condition_key] = prepared\n"))
-    assert _found(checkout, "FF703") == []
+    assert findings_of(checkout, "FF703") == []
 
 
 def test_ff703_a_condition_per_arm_in_a_loop_or_a_helper(checkout):
@@ -188,7 +180,7 @@ def test_ff703_a_condition_per_arm_in_a_loop_or_a_helper(checkout):
                                "arm.forward_context)\n",
                   "        for arm in (chosen, rejected):\n"
                   "            self._bind(condition, arm)\n")
-    _method(checkout, OFFLINE_DPO, (
+    add_method(checkout, OFFLINE_DPO, (
         "    def _bind(self, condition, arm):\n"
         "        fresh = self.adapter.prepare_condition_state(condition)\n"
         "        return bind_prepared_condition_output(fresh, arm.forward_context)\n"),
@@ -211,7 +203,7 @@ def test_ff704_guarded_helpers_early_returns_and_inner_guards_are_fine(checkout)
                                              "    def _step_now(self) -> None:\n"
                                              "        self._loss_info = self._apply_optimizer_step("
                                              "self._loss_info)\n")
-    assert _found(checkout, "FF704") == []
+    assert findings_of(checkout, "FF704") == []
 
 
 def test_ff704_a_role_coordinator_microbatch_steps_only_on_sync(checkout):
@@ -219,9 +211,9 @@ def test_ff704_a_role_coordinator_microbatch_steps_only_on_sync(checkout):
     # guarded; the same finish outside one is not.
     checkout.edit(SFT, GUARDED_STEP, "        with self.role_optimization.microbatch():\n"
                                      "            self._finish_role_microbatch()\n")
-    assert _found(checkout, "FF704") == []
+    assert findings_of(checkout, "FF704") == []
     checkout.edit(OFFLINE_DPO, GUARDED_STEP, "        self._finish_role_microbatch()\n")
-    assert _found(checkout, "FF704") == [
+    assert findings_of(checkout, "FF704") == [
         ("error", OFFLINE_DPO, checkout.line(OFFLINE_DPO, "self._finish_role_microbatch()"),
          "offline-dpo")]
 
@@ -229,7 +221,7 @@ def test_ff704_a_role_coordinator_microbatch_steps_only_on_sync(checkout):
 def test_ff704_end_of_data_in_the_guard_is_a_partial_flush(checkout):
     checkout.edit(SFT, "        if self.accelerator.sync_gradients:\n",
                   "        if self.accelerator.sync_gradients or batch.is_last:\n")
-    assert _found(checkout, "FF704") == [
+    assert findings_of(checkout, "FF704") == [
         ("error", SFT, checkout.line(SFT, "self._apply_optimizer_step(self._loss_info)"), "sft")]
 
 
@@ -237,14 +229,14 @@ def test_ff704_forcing_sync_gradients(checkout):
     checkout.edit(SFT, GUARDED_STEP, "        if batch.is_last:\n"
                                      "            self.accelerator.gradient_state."
                                      "_set_sync_gradients(True)\n" + GUARDED_STEP)
-    assert _found(checkout, "FF704") == [
+    assert findings_of(checkout, "FF704") == [
         ("error", SFT, checkout.line(SFT, "_set_sync_gradients(True)"), "sft")]
 
 
 def test_ff704_generation_trainers_are_not_checked(checkout):
     # A generated-acquisition optimize() loops its own microbatches (GRPO steps per batch).
     assert "for _batch in samples:" in (checkout.root / f"{TRAINERS}/rl/grpo.py").read_text()
-    assert _found(checkout, "FF704") == []
+    assert findings_of(checkout, "FF704") == []
 
 
 # -- exceptions and output ----------------------------------------------------------------------
@@ -254,7 +246,7 @@ def test_an_accepted_exception_hides_the_finding(checkout):
     checkout.write(".ffgen-verify.yaml",
                    "accepted:\n  - {algorithm: sft, rule: FF704, reason: one-batch windows}\n")
     report = checkout.verify()
-    assert _found(checkout, "FF704") == []
+    assert findings_of(checkout, "FF704") == []
     assert [f.rule_id for f in report.suppressed] == ["FF704"]
 
 
@@ -274,8 +266,8 @@ def test_json_and_github_output_name_file_line_and_rule(checkout, capsys):
 
 
 def test_ff702_an_evaluate_override_gathering_eval_rewards_is_not_feedback(checkout):
-    _method(checkout, NFT, ("    def evaluate(self) -> None:\n"
+    add_method(checkout, NFT, ("    def evaluate(self) -> None:\n"
                             "        reward_buffer = self.eval_dataset_reward_buffers['ocr']\n"
                             "        rewards = reward_buffer.finalize(store_to_samples=True)\n"
                             "        self.accelerator.gather(rewards['ocr'])\n"))
-    assert _found(checkout, "FF702") == []
+    assert findings_of(checkout, "FF702") == []
