@@ -346,48 +346,9 @@ def _is_terminal(stream) -> bool:
     return stream is not None and not stream.closed and stream.isatty()
 
 
-def _streams_that_exist() -> None:
-    """Started with stdin, stdout or stderr closed (``<&-``, ``>&-``): Python gives None, and
-    every print would crash. Closed output goes nowhere; closed input reads as empty."""
-    import os
-
-    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
-
-
-def _escaping_output() -> None:
-    """Never crash on encoding: text an ASCII (or other narrow) stream cannot carry is written
-    as backslash escapes."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        # Also over the C locale's surrogateescape, which fails on any non-ASCII character.
-        if reconfigure is not None and stream.errors in ("strict", "surrogateescape"):
-            reconfigure(errors="backslashreplace")
-
-
-def main() -> None:
-    """The ``ffgen`` command: one ``error:`` line for every problem, a closed stdout included."""
-    import signal
-
-    handler = signal.getsignal(signal.SIGINT)
-    if getattr(handler, "__name__", "") == "exit_quietly":  # see ffgen._quiet_ctrl_c
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    _streams_that_exist()
-    _escaping_output()
-    from ffgen import stdout_guard
-
-    stdout_guard.install()  # a closed pipe on stdout is reported, never a traceback
-    code = _app_code()
-    lost = stdout_guard.lost_output()
-    if lost is not None:
-        print(lost, file=sys.stderr)
-        sys.exit(stdout_guard.EXIT_PIPE)
-    sys.exit(code)
-
-
-def _app_code() -> int:
-    """Run the app; click's own usage errors become one ``error:`` line too."""
+def app_code() -> int:
+    """Run the typer app (every command but verify's short way in ``ffgen.entry``); click's own
+    usage errors become one ``error:`` line too."""
     usage_error, click_error = _click_errors()
     try:
         code = app(standalone_mode=False)
@@ -416,3 +377,7 @@ def _click_errors() -> tuple[type[Exception], type[Exception]]:
     usage = next(c for c in mro if c.__name__ == "UsageError")
     base = next(c for c in mro if c.__name__ == "ClickException")
     return usage, base
+
+
+# The console script is ffgen.entry:main; importing it from here keeps older callers working.
+from ffgen.entry import main  # noqa: E402,F401

@@ -10,6 +10,10 @@ EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 
+# A 50,000-term expression parses in CPython's C parser but overflows any recursive analysis
+# (reading facts, verify's index, the libcst edits all say so in these words).
+TOO_DEEP = "nested too deeply to analyse (an expression of thousands of terms)"
+
 
 class FfgenError(Exception):
     """A problem the user can fix: the message names it and says how."""

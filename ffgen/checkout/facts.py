@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
-from ffgen.errors import RefusedError
+from ffgen.errors import TOO_DEEP, RefusedError
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,6 @@ def parse_module(view: CheckoutView, rel: str) -> ast.Module:
         ) from None
     except (RecursionError, MemoryError):
         raise RefusedError(f"{rel}: {TOO_DEEP}; simplify it first") from None
-
-
-# A 50,000-term expression parses in CPython's C parser but overflows any recursive analysis.
-TOO_DEEP = "nested too deeply to analyse (an expression of thousands of terms)"
 
 
 def module_level_names(tree: ast.Module) -> set[str]:

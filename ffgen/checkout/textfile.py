@@ -11,10 +11,7 @@ byte-identical. A file ffgen creates is UTF-8 with ``\\n``.
 
 from __future__ import annotations
 
-import difflib
-import io
 import re
-import tokenize
 from collections import Counter
 
 from ffgen.errors import RefusedError
@@ -24,8 +21,14 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 def encoding_of(data: bytes, rel: str) -> str:
     """The codec that reads ``data`` (``utf-8-sig`` when it starts with a BOM)."""
-    if not rel.endswith(".py"):
-        return "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8"
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if not rel.endswith(".py") or b"coding" not in b"\n".join(data.split(b"\n", 2)[:2]):
+        # no coding line can be there (PEP 263 looks at the first two lines only): what
+        # tokenize would say, without importing it for every file of a checkout
+        return "utf-8-sig" if bom else "utf-8"
+    import io
+    import tokenize
+
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
@@ -78,6 +81,8 @@ def _with_endings(raw: str, new: str) -> str:
     counts = Counter(e for e in old_ends if e)
     common = min(counts, key=lambda e: (-counts[e], e)) if counts else "\n"
     ends = [common if e else "" for e in new_ends]
+    import difflib
+
     matcher = difflib.SequenceMatcher(None, old_bodies, new_bodies, autojunk=False)
     for tag, i1, _, j1, j2 in matcher.get_opcodes():
         if tag == "equal":

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ffgen.checkout import layout, textfile
@@ -73,21 +73,21 @@ class CheckoutView:
             return False
 
     def files(self, pattern: str) -> list[str]:
-        """Relative paths of files matching a glob (``**`` allowed), sorted."""
-        return sorted(
-            p.relative_to(self.root).as_posix() for p in self.root.glob(pattern) if p.is_file()
-        )
+        """Relative paths of files matching a glob (``**`` allowed), sorted: what
+        ``Path.glob`` finds (``**`` does not descend into linked folders), read with
+        ``os.scandir``, several times faster on a checkout's trees."""
+        found: set[str] = set()
+        _glob(str(self.root), "", pattern.split("/"), found)
+        return sorted(found)
 
 
-@dataclass
 class Overlay(CheckoutView):
     """A view in which ``changes`` (relative path -> new text) replace what is on disk."""
 
-    base: CheckoutView
-    changes: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.root = self.base.root
+    def __init__(self, base: CheckoutView, changes: Mapping[str, str] | None = None) -> None:
+        self.base = base
+        self.changes: Mapping[str, str] = {} if changes is None else changes
+        self.root = base.root
 
     def parsed(self, kind: str, rel: str, text: str, parse: Callable[[str, str], object]):
         return self.base.parsed(kind, rel, text, parse)
@@ -110,6 +110,41 @@ class Overlay(CheckoutView):
     def files(self, pattern: str) -> list[str]:
         extra = [p for p in self.changes if _glob_match(p, pattern)]
         return sorted(set(self.base.files(pattern)) | set(extra))
+
+
+def _glob(root: str, rel: str, parts: list[str], found: set[str]) -> None:
+    """Add to ``found`` the files under ``root/rel`` that match the glob segments ``parts``."""
+    part, rest = parts[0], parts[1:]
+    if part == "**":
+        if rest:
+            _glob(root, rel, rest, found)  # ``**`` matches no folder too
+        for name, is_dir, is_link in _entries(root, rel):
+            if is_dir and not is_link:
+                _glob(root, f"{rel}{name}/", parts, found)
+        return
+    for name, is_dir, _ in _entries(root, rel):
+        if not fnmatch.fnmatchcase(name, part):
+            continue
+        if not rest:
+            if not is_dir and os.path.isfile(os.path.join(root, rel, name)):
+                found.add(rel + name)
+        elif is_dir:
+            _glob(root, f"{rel}{name}/", rest, found)
+
+
+def _entries(root: str, rel: str) -> list[tuple[str, bool, bool]]:
+    """(name, is a folder (links followed), is a link) for each entry; none when unreadable."""
+    out = []
+    try:
+        with os.scandir(os.path.join(root, rel) if rel else root) as entries:
+            for entry in entries:
+                try:
+                    out.append((entry.name, entry.is_dir(), entry.is_symlink()))
+                except OSError:
+                    continue
+    except (OSError, UnicodeEncodeError):
+        return []
+    return out
 
 
 def _parse_python(text: str, rel: str) -> ast.Module:

@@ -13,7 +13,7 @@ from typing import Literal
 
 import libcst as cst
 
-from ffgen.checkout.facts import TOO_DEEP
+from ffgen.errors import TOO_DEEP
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
 

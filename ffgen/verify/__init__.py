@@ -8,12 +8,8 @@ The engine is imported on first use so that importing the command module stays c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ffgen.checkout.view import CheckoutView
 from ffgen.verify.model import ERROR, WARNING, Finding, Report
-
-if TYPE_CHECKING:
-    from ffgen.checkout.view import CheckoutView
 
 
 def run_verify(view: CheckoutView, *, algorithm: str | None = None) -> Report:

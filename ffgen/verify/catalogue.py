@@ -8,12 +8,11 @@ failures. Never renumber a rule; retire it instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ffgen.record import record
 from ffgen.verify.model import ERROR, WARNING, Finding
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     id: str
     title: str

@@ -34,16 +34,24 @@ def verify_cmd(
     from ffgen.checkout.view import CheckoutView, find_root
     from ffgen.errors import FfgenError
     from ffgen.verify.engine import run_verify
-    from ffgen.write.journal import settle_before_reading
 
     try:
         root = find_root(checkout)
-        settle_before_reading(root)  # never report on a tree a killed `new` left half-written
+        _settle(root)
         report = run_verify(CheckoutView(root), algorithm=algorithm)
     except FfgenError as exc:
         return _fail(exc.message)
     {"text": print_text, "json": print_json, "github": print_github}[fmt](report, root)
     return EXIT_FINDINGS if report.errors else EXIT_OK
+
+
+def _settle(root: Path) -> None:
+    """Never report on a tree a killed ``new`` left half-written. Its journal can only be under
+    ``.ffgen/``: a checkout without that folder has nothing to settle (nor the import to pay)."""
+    if (root / ".ffgen").is_dir():
+        from ffgen.write.journal import settle_before_reading
+
+        settle_before_reading(root)
 
 
 def _fail(message: str) -> int:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
+from ffgen.record import record
 
 PATTERNS = (f"{layout.EXAMPLES_DIR}/**/*.yaml", f"{layout.EXAMPLES_DIR}/**/*.yml")
 DEFAULT_TRAINER_TYPE = "grpo"  # Arguments.from_dict's default
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Example:
     path: str
-    data: Any  # the loaded document (None when it did not parse)
-    node: Any  # the composed yaml node, for line numbers
+    data: object  # the loaded document (None when it did not parse)
+    node: object  # the composed yaml node, for line numbers
     error: tuple[int, str] | None = None
 
     @property
@@ -43,7 +41,7 @@ class Example:
         return line or 1
 
 
-def _child(node: Any, key: str | int) -> tuple[int, Any] | None:
+def _child(node: object, key: str | int) -> tuple[int, object] | None:
     import yaml
 
     if isinstance(node, yaml.MappingNode) and isinstance(key, str):

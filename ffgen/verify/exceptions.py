@@ -9,17 +9,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import UsageError
+from ffgen.record import record
 from ffgen.verify.catalogue import BY_ID, finding
 from ffgen.verify.model import Finding
 
 EXCEPTIONS_FILE = ".ffgen-verify.yaml"
 
 
-@dataclass(frozen=True)
+@record
 class Accepted:
     algorithm: str
     rule_id: str

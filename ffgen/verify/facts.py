@@ -7,11 +7,11 @@ inheritance (a class that declares nothing inherits its base's value).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from functools import cached_property
 
 from ffgen.checkout import layout
 from ffgen.errors import UsageError
+from ffgen.record import record
 from ffgen.verify.catalogue import CONTRACT_CONSTANTS, OPTIMIZER_KINDS
 from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo, walk
 
@@ -32,14 +32,14 @@ OPTIMIZER_REGISTRY_MODULES = (
 OPTIMIZER_REGISTRY_NAME = "_OPTIMIZER_ARGS_REGISTRY"
 
 
-@dataclass(frozen=True)
+@record
 class RegistryEntry:
     key: str
     line: int
     value: ast.expr
 
 
-@dataclass(frozen=True)
+@record
 class Registry:
     path: str
     module: str
@@ -54,7 +54,7 @@ class Registry:
         return next((e for e in reversed(self.entries) if e.key == key), None)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Algorithm:
     key: str
     args_entry: RegistryEntry | None
@@ -63,7 +63,7 @@ class Algorithm:
     trainer_cls: ClassInfo | None
 
 
-@dataclass(frozen=True)
+@record
 class Declared:
     """A value found by walking a class's MRO: the value, who declared it and where."""
 
@@ -95,7 +95,7 @@ def read_registry(index: CheckoutIndex, module: str, name: str, path: str) -> Re
     return Registry(path, module, binding.line, entries)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Facts:
     index: CheckoutIndex
     args_registry: Registry
@@ -174,17 +174,20 @@ class Facts:
         value = self.class_value(cls, "paradigm").value
         return value if isinstance(value, str) else None
 
-    def framework(self, cls: ClassInfo) -> set[int]:
+    def framework(self, cls: ClassInfo) -> frozenset[int]:
         """ids of BaseTrainer / TrainingArguments and everything they inherit."""
         for c in self.index.mro(cls):
             if c.name in (BASE_TRAINER, BASE_ARGS):
-                return {id(x) for x in self.index.mro(c)}
-        return set()
+                return frozenset(id(x) for x in self.index.mro(c))
+        return frozenset()
 
     def own_classes(self, cls: ClassInfo) -> tuple[ClassInfo, ...]:
         """The algorithm's own part of the MRO: the class and its non-framework ancestors."""
-        fw = self.framework(cls)
-        return tuple(c for c in self.index.mro(cls) if id(c) not in fw)
+        cache = self.__dict__.setdefault("_own_cache", {})  # every rule asks again, per method
+        if id(cls) not in cache:
+            fw = self.framework(cls)
+            cache[id(cls)] = tuple(c for c in self.index.mro(cls) if id(c) not in fw)
+        return cache[id(cls)]
 
     def own_method(self, cls: ClassInfo, name: str) -> ClassInfo | None:
         return next((c for c in self.own_classes(cls) if name in c.methods), None)
@@ -192,6 +195,12 @@ class Facts:
     def effective_methods(self, cls: ClassInfo) -> list[tuple[ClassInfo, ast.AST]]:
         """Own methods that actually run: the first definition of each name in the MRO, plus
         the next ones while a definition calls ``super().<name>()``."""
+        cache = self.__dict__.setdefault("_effective_cache", {})  # several rules ask per class
+        if id(cls) not in cache:
+            cache[id(cls)] = self._effective_methods(cls)
+        return list(cache[id(cls)])
+
+    def _effective_methods(self, cls: ClassInfo) -> list[tuple[ClassInfo, ast.AST]]:
         out: list[tuple[ClassInfo, ast.AST]] = []
         own = self.own_classes(cls)
         for name in dict.fromkeys(n for c in own for n in c.methods):
@@ -229,8 +238,8 @@ class Facts:
 
 def _calls_super(fn: ast.AST, name: str) -> bool:
     return any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
-        and isinstance(n.func.value, ast.Call) and getattr(n.func.value.func, "id", "") == "super"
+        isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.value, ast.Call)
+        and getattr(n.value.func, "id", "") == "super"
         for n in walk(fn)
     )
 

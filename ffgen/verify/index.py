@@ -8,16 +8,16 @@ methods, and an MRO over the classes found in the checkout. Nothing here imports
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from ffgen.checkout.facts import TOO_DEEP
 from ffgen.checkout.view import CheckoutView
+from ffgen.errors import TOO_DEEP
+from ffgen.record import factory, record
 
 ROOT_PACKAGE = "flow_factory"
 _MAX_DEPTH = 25
 
 
-@dataclass(frozen=True)
+@record
 class Assignment:
     name: str
     value: ast.expr | None
@@ -25,7 +25,7 @@ class Assignment:
     line: int
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class ClassInfo:
     name: str
     module: str  # dotted module name
@@ -40,7 +40,7 @@ class ClassInfo:
         return f"{self.module}.{self.name}"
 
 
-@dataclass(frozen=True)
+@record
 class ImportBinding:
     module: str  # absolute dotted module
     attr: str | None  # None: the binding is the module itself
@@ -50,17 +50,17 @@ class ImportBinding:
 Binding = ClassInfo | Assignment | ImportBinding
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class ModuleInfo:
     dotted: str
     path: str
     is_package: bool
-    bindings: dict[str, Binding] = field(default_factory=dict)
+    bindings: dict[str, Binding] = factory(dict)
     all_names: tuple[str, ...] | None = None
     all_line: int = 1
 
 
-@dataclass(frozen=True)
+@record
 class Symbol:
     """What a name resolves to: a class, a module-level assignment, a module, or an outside name."""
 
@@ -71,7 +71,7 @@ class Symbol:
     module: str | None = None  # module holding the assignment / the module itself
 
 
-@dataclass(frozen=True)
+@record
 class SyntaxProblem:
     path: str
     line: int
@@ -79,22 +79,50 @@ class SyntaxProblem:
 
 
 def walk(node: ast.AST) -> list[ast.AST]:
-    """``ast.walk(node)`` as a list (same nodes, same breadth-first order), made once per node:
-    the rules walk the same methods over and over. Kept on the node itself, so it lives exactly
-    as long as the (shared, never modified) tree."""
+    """The nodes of ``ast.walk(node)`` but the expression contexts (``Load``/``Store``/``Del``,
+    a third of a function's nodes; the rules read them as ``.ctx``), in its breadth-first order,
+    made once per node: the rules walk the same methods over and over. Kept on the node itself,
+    so it lives exactly as long as the (shared, never modified) tree."""
     cached = node.__dict__.get("_ffgen_walk")
     if cached is not None:
         return cached
     out = [node]
     for current in out:  # the list grows while it is read: breadth first
-        for name in current._fields:
+        for name in _child_fields(current.__class__):
             value = getattr(current, name, None)
-            if isinstance(value, ast.AST):
-                out.append(value)
-            elif isinstance(value, list):
+            if value.__class__ is list:
                 out.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                out.append(value)
     node._ffgen_walk = out
     return out
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes(node)`` as a list, less the expression contexts (as :func:`walk`)."""
+    out: list[ast.AST] = []
+    for name in _child_fields(node.__class__):
+        value = getattr(node, name, None)
+        if value.__class__ is list:
+            out.extend(v for v in value if isinstance(v, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+# Fields that never hold a node (names, flags) or hold only an expression context.
+_NOT_NODES = frozenset(
+    {"id", "name", "attr", "arg", "module", "asname", "kind", "level", "conversion",
+     "is_async", "type_comment", "tag", "ctx"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    found = _CHILD_FIELDS.get(cls)
+    if found is None:
+        found = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _NOT_NODES)
+    return found
 
 
 def module_paths(dotted: str) -> tuple[str, str]:

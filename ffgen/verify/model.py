@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ffgen.record import record
 
 ERROR = "error"
 WARNING = "warning"
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One problem: where it is, what is wrong (one line) and how to fix it (one line)."""
 
@@ -36,7 +36,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     """Everything one verify run found, after accepted exceptions were applied."""
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ffgen.record import record
 from ffgen.verify.catalogue import finding
 from ffgen.verify.facts import Facts
 from ffgen.verify.model import Finding
@@ -14,7 +14,7 @@ from ffgen.verify.model import Finding
 MUON_TORCH = (2, 9)
 
 
-@dataclass(frozen=True)
+@record
 class _Backend:
     """The distributed plan an example's ``config_file`` selects (None: unknown)."""
 

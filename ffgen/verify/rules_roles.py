@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ffgen.record import record
 from ffgen.verify.catalogue import RESERVED_RUNTIME_CHILDREN, finding
 from ffgen.verify.facts import Algorithm, Facts
 from ffgen.verify.index import ClassInfo, walk
@@ -165,7 +165,7 @@ def _string(facts: Facts, owner: ClassInfo, expr: ast.expr | None) -> str | None
     return None
 
 
-@dataclass(frozen=True)
+@record
 class _Declared:
     """The algorithm's own checkpoint children: ``names`` when known, ``dynamic`` when an
     ``_algorithm_runtime_child_names()`` override (or a non-literal tuple) decides them."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 from ffgen.verify.catalogue import finding
 from ffgen.verify.facts import Algorithm, Facts
-from ffgen.verify.index import ClassInfo, walk
+from ffgen.verify.index import ClassInfo, children, walk
 from ffgen.verify.model import WARNING, Finding
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -212,7 +212,7 @@ def _advantage_findings(alg: Algorithm, owner: ClassInfo, fn: Function, routes: 
                       f"{site} overrides compute_advantages without the advantage processor")
         return
     initial = {"rewards"} if fn.name == "compute_advantages" else set()
-    if not initial and not any(_is_reward_source(n) for n in ast.walk(fn)):
+    if not initial and not any(_is_reward_source(n) for n in walk(fn)):
         return  # no reward value in this method: nothing to follow (the common case)
     tainted = tainted_names(fn, _is_reward_source, _is_processor_call, initial)
     seen = _Mentions(tainted, _is_reward_source, _is_processor_call)
@@ -303,7 +303,7 @@ class _Mentions:
                 return True
             if isinstance(node, ast.Name) and node.id in self.tainted:
                 return True
-            todo.extend(ast.iter_child_nodes(node))
+            todo.extend(children(node))
         return False
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ffgen.verify.catalogue import finding
 from ffgen.verify.facts import Algorithm, Facts
-from ffgen.verify.index import ClassInfo, walk
+from ffgen.verify.index import ClassInfo, children, walk
 from ffgen.verify.model import WARNING, Finding
 from ffgen.verify.rules_semantic import (
     Function,
@@ -206,7 +206,7 @@ def _calls_in_context(fn: Function) -> list[tuple[ast.Call, bool, tuple[tuple[in
         if isinstance(node, ast.Call):
             out.append((node, loop, path))
         inner = loop or (isinstance(node, LOOPS) and node is not fn)
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             visit(child, inner, path)
 
     visit(fn, False, ())

@@ -85,7 +85,7 @@ def test_the_wheel_holds_every_module_and_template(wheel):
     assert templates - names == set()
     assert not [n for n in names if set(n.split("/")) & set(CACHES) or n.endswith(".pyc")]
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "ffgen = ffgen.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "ffgen = ffgen.entry:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_the_installed_command_works_in_a_fresh_venv(wheel, tmp_path):
