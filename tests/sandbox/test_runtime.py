@@ -236,7 +236,7 @@ def test_model_only_save_then_load_restores_trainable_weights(sandbox_root, exam
     with torch.no_grad():
         for p in trainer.adapter.get_trainable_parameters():
             p.add_(1.0)
-    trainer.load_checkpoint(str(path), resume_type="model")
+    trainer.load_checkpoint(str(path))
     restored = trainable_state_dict(trainer.adapter)
     assert saved.keys() == restored.keys()
     assert all(torch.equal(saved[k], restored[k]) for k in saved)

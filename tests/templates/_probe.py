@@ -143,7 +143,7 @@ def main(config_path: str, trainer_module: str, test_path: str, out_json: str) -
         differs_before = any(
             not torch.equal(saved[k], v) for k, v in trainable_state_dict(fresh.adapter).items()
         )
-        fresh.load_checkpoint(str(path), resume_type="model")
+        fresh.load_checkpoint(str(path))
         restored = trainable_state_dict(fresh.adapter)
     results["save_load"] = {
         "differs_before": differs_before,

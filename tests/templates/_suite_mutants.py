@@ -71,11 +71,15 @@ RESUME_CHECK = "test_an_exact_resume_takes_the_uninterrupted_run_s_next_step"
 
 
 def _after_exact_resume(*lines: str) -> list[tuple[str, str, str]]:
-    """An override of ``load_checkpoint`` that loads as the base does, then runs ``lines``."""
-    body = "".join(f"        {line}\n" for line in lines)
+    """An override of the constructor's resume step (``_finalize_adapter_runtime``, where the
+    real and the sandbox trainer restore exact state) that resumes as the base does, then runs
+    ``lines`` after an exact resume."""
+    body = "".join(f"            {line}\n" for line in lines)
     return [(T, "    # --- objective: edit here",
-             "    def load_checkpoint(self, path, resume_type=None):\n"
-             "        super().load_checkpoint(path, resume_type=resume_type)\n"
+             "    def _finalize_adapter_runtime(self):\n"
+             "        super()._finalize_adapter_runtime()\n"
+             "        args = self.model_args\n"
+             "        if args.resume_path and args.resume_type == \"state\":\n"
              f"{body}\n    # --- objective: edit here")]
 
 

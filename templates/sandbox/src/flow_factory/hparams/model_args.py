@@ -53,9 +53,11 @@ class ModelArguments(ArgABC):
             )
         if isinstance(self.lora_rank, bool) or not isinstance(self.lora_rank, int):
             raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")
-        if self.resume_type not in (None, "model", "state"):
+        # The real field's values (Literal["lora", "full", "state"] or null to detect).
+        if self.resume_type not in (None, "lora", "full", "state"):
             raise ValueError(
-                f"model.resume_type must be null, 'model' or 'state', got {self.resume_type!r}"
+                "model.resume_type must be null, 'lora', 'full' or 'state', "
+                f"got {self.resume_type!r}"
             )
         if self.lora_rank < 1:
             raise ValueError(f"model.lora_rank must be an int >= 1, got {self.lora_rank!r}")

@@ -724,9 +724,27 @@ class BaseAdapter(ABC):
         torch.save(self._checkpoint_state_dict(include_training_roles), folder / "model.pt")
 
     def load_checkpoint(
-        self, path: str, strict: bool = True, resume_type: str | None = None
+        self,
+        path: str,
+        strict: bool = True,
+        resume_type: Literal["lora", "full", "state"] | None = None,
     ) -> None:
-        """Load the trainable weights (every role's) a checkpoint folder's ``model.pt`` holds."""
+        """Load the trainable weights (every role's) a checkpoint folder's ``model.pt`` holds.
+
+        ``lora``, ``full`` and None (the real adapter detects which) read the same file here;
+        any other type is refused, as the real adapter refuses it. ``state`` is refused too:
+        the sandbox keeps exact training state with the trainer, which restores it only while
+        it is built (``model.resume_path`` with ``model.resume_type: state``).
+        """
+        if resume_type not in (None, "lora", "full", "state"):
+            raise ValueError(
+                f"resume_type must be 'lora', 'full', 'state' or None, got {resume_type!r}"
+            )
+        if resume_type == "state":
+            raise RuntimeError(
+                "the sandbox restores exact training state only while the trainer is built: "
+                "set model.resume_path and model.resume_type: state"
+            )
         self._load_checkpoint_state_dict(torch.load(Path(path) / "model.pt"), strict=strict)
 
     def _checkpoint_state_dict(

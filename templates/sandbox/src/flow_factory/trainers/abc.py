@@ -104,8 +104,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self._initialization()
         self._initialize_snapshots()
         self._register_builtin_runtime_children()
-        if self.model_args.resume_path:
-            self.load_checkpoint(self.model_args.resume_path, resume_type=self.model_args.resume_type)
+        self._finalize_adapter_runtime()
 
     # ================================================================== validation
     @classmethod
@@ -826,15 +825,38 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
     def _load_model_state_dict(self, state: Mapping[str, torch.Tensor]) -> None:
         self.adapter._load_checkpoint_state_dict(state, strict=True)
 
-    def load_checkpoint(self, path: str, resume_type: str | None = None) -> None:
-        """``resume_type="state"``: everything (exact resume); otherwise, as the real trainer
-        does, the adapter loads the trainable weights only."""
-        if resume_type not in (None, "model", "state"):
-            raise ValueError(f"resume_type must be None, 'model' or 'state', got {resume_type!r}")
-        if resume_type != "state":
-            self.adapter.load_checkpoint(path=path, strict=True, resume_type=resume_type)
-            self.accelerator.wait_for_everyone()
+    def load_checkpoint(
+        self, path: str, resume_type: Literal["lora", "full", "state"] | None = None
+    ) -> None:
+        """Load trainable weights after construction (the adapter reads ``model.pt``).
+
+        As in the real trainer, an exact (``state``) resume is refused here: it happens only
+        while the trainer is built, from ``model.resume_path`` with ``model.resume_type: state``.
+        """
+        if resume_type == "state":
+            raise RuntimeError(
+                "an exact (state) resume cannot be loaded into a built trainer: configure "
+                "model.resume_path and model.resume_type: state so the constructor restores it, "
+                "before any prepared state changes"
+            )
+        self.adapter.load_checkpoint(path=path, strict=True, resume_type=resume_type)
+        self.accelerator.wait_for_everyone()
+
+    def _finalize_adapter_runtime(self) -> None:
+        """The constructor's resume, once every runtime child is registered: ``state``
+        restores everything exactly; another type loads the adapter's weights only (the real
+        adapter does that in its ``post_init``, so a trainer's ``load_checkpoint`` is not used)."""
+        path, resume_type = self.model_args.resume_path, self.model_args.resume_type
+        if not path:
             return
+        if resume_type == "state":
+            self._load_exact_training_state(path)
+            return
+        self.adapter.load_checkpoint(path=path, strict=True, resume_type=resume_type)
+        self.accelerator.wait_for_everyone()
+
+    def _load_exact_training_state(self, path: str) -> None:
+        """Weights, optimizer, progress, runtime children, RNG and prompt cursor."""
         folder = Path(path)
         self._load_model_state_dict(torch.load(folder / "model.pt"))
         state = torch.load(folder / "trainer_state.pt", weights_only=False)
