@@ -4,7 +4,8 @@
 (with its bundled click) costs more than the rest of a clean run's start-up. The short way
 handles only argument lists it understands completely: the options of ``verify`` and their
 values. Anything else (``--help``, an unknown option, a missing value, a value that looks like an
-option) goes to typer, so its parsing and its messages stay the only ones. The short way also
+option) goes to typer, so its parsing and its messages stay the only ones. ``ffgen --help`` is
+printed from typer's own text, rendered ahead of time and held current by a test. The short way also
 runs without the cyclic garbage collector and leaves without the interpreter's teardown (see
 :func:`_verify_code` and :func:`_leave_now`): together a sixth of a run on a real checkout.
 """
@@ -22,6 +23,15 @@ _VERIFY_VALUES = {
     "--explain": "explain",
 }
 _VERIFY_FLAGS = {"--fix": "fix", "--dry-run": "dry_run"}
+# ``ffgen --help`` is printed from text rendered ahead of time by typer itself (ffgen/top_help.py;
+# tests/core/test_entry.py checks it is current): click wraps help at min(columns, 80) - 2, so
+# one text serves every terminal of 80 columns or more; a narrower one goes to typer.
+HELP_COLUMNS = 80
+PROG = "{prog}"
+TOP_HELP_DOC = '''"""typer's text for ``ffgen --help``: ``python -m ffgen.entry --write-help``
+makes it (generated; do not edit). ``{prog}`` stands for the program's name.
+"""
+'''
 
 
 def verify_options(argv: list[str]) -> dict[str, object] | None:
@@ -63,8 +73,14 @@ def main() -> None:
     from ffgen import stdout_guard
 
     stdout_guard.install()  # a closed pipe on stdout is reported, never a traceback
-    options = verify_options(sys.argv[1:])
-    code = _typer_code() if options is None else _verify_code(options)
+    argv = sys.argv[1:]
+    options = verify_options(argv)
+    if options is not None:
+        code = _verify_code(options)
+    elif argv == ["--help"] and _columns() >= HELP_COLUMNS:
+        code = _print_top_help()
+    else:
+        code = _typer_code()
     lost = stdout_guard.lost_output()  # flushes stdout
     if lost is not None:
         print(lost, file=sys.stderr)
@@ -72,6 +88,66 @@ def main() -> None:
     if options is not None:
         _leave_now(code)
     sys.exit(code)
+
+
+def _print_top_help() -> int:
+    from ffgen.top_help import TEXT
+
+    print(TEXT.replace(PROG, _program_name()), end="")
+    return 0
+
+
+def _columns() -> int:
+    """The terminal width click formats help for (``shutil.get_terminal_size``'s answer)."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def _program_name() -> str:
+    """How the usage line names the program, as click works it out (``ffgen``, or ``python -m
+    ffgen`` when run as a module)."""
+    import os
+
+    main_module = sys.modules.get("__main__")
+    if getattr(main_module, "__package__", None) in (None, ""):
+        return os.path.basename(sys.argv[0])
+    name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    package = main_module.__package__ if name == "__main__" else f"{main_module.__package__}.{name}"
+    return f"python -m {package.lstrip('.')}"
+
+
+def render_top_help() -> str:
+    """typer's own ``ffgen --help`` at a terminal of ``HELP_COLUMNS`` or more, with ``PROG``
+    for the program's name (what ``ffgen/top_help.py`` holds), from a fresh interpreter as the
+    program prints it (typer's test runner shortens command help differently)."""
+    import os
+    import subprocess
+
+    child = f"import sys; sys.argv = [{PROG!r}, '--help']; from ffgen.entry import _typer_code; " \
+        "sys.exit(_typer_code())"
+    env = {**os.environ, "COLUMNS": str(HELP_COLUMNS)}
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          env=env, check=True)
+    return done.stdout
+
+
+def _write_top_help() -> None:
+    from pathlib import Path
+
+    lines = "".join(f"    {line!r}\n" for line in render_top_help().splitlines(keepends=True))
+    path = Path(__file__).with_name("top_help.py")
+    path.write_text(f"{TOP_HELP_DOC}\nTEXT = (\n{lines})\n", encoding="utf-8")
+    print(f"wrote {path}")
 
 
 def _typer_code() -> int:
@@ -127,3 +203,7 @@ def _escaping_output() -> None:
         # Also over the C locale's surrogateescape, which fails on any non-ASCII character.
         if reconfigure is not None and stream.errors in ("strict", "surrogateescape"):
             reconfigure(errors="backslashreplace")
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write-help"]:
+    _write_top_help()

@@ -109,3 +109,40 @@ def test_a_usage_error_on_the_short_way_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2
     assert _errors(done.stderr).startswith("error: --checkout ")
     assert len(_errors(done.stderr).splitlines()) == 1
+
+
+def test_the_top_help_text_is_typer_s_own():
+    from ffgen.top_help import TEXT
+
+    assert entry.render_top_help() == TEXT, (
+        "ffgen/top_help.py is stale; run python -m ffgen.entry --write-help"
+    )
+
+
+def _help_via(args: list[str], columns: int) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": str(columns)}
+    return subprocess.run([sys.executable, "-X", "importtime", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+TYPER_WAY = "import sys; sys.argv = ['ffgen', '--help']; from ffgen.entry import _typer_code; " \
+    "sys.exit(_typer_code())"
+
+
+@pytest.mark.parametrize("columns", [80, 132])
+def test_help_without_typer_prints_what_typer_prints(columns):
+    typer_way = _help_via(["-c", TYPER_WAY], columns)
+    as_module = _help_via(["-m", "ffgen", "--help"], columns)
+    assert as_module.returncode == typer_way.returncode == 0
+    assert as_module.stdout == typer_way.stdout.replace("Usage: ffgen", "Usage: python -m ffgen")
+    assert "typer" not in _imported(as_module.stderr)
+    script = ("import sys; sys.argv = ['/somewhere/bin/ffgen', '--help']; "
+              "from ffgen.entry import main; main()")  # as the console script runs it
+    as_script = _help_via(["-c", script], columns)
+    assert (as_script.returncode, as_script.stdout) == (0, typer_way.stdout)
+
+
+def test_a_narrow_terminal_gets_typer_s_wrapping():
+    narrow = _help_via(["-m", "ffgen", "--help"], 60)
+    assert narrow.returncode == 0 and "typer" in _imported(narrow.stderr)
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 58
