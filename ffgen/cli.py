@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 
 from ffgen.cli_options import (
-    _FLAG_NAMES,
     _NAME_HELP,
     _PARAM_SPEC,
     _Acquisition,
@@ -54,16 +53,9 @@ app = typer.Typer(
 def _fail(exc: FfgenError, debug: bool) -> None:
     if debug:
         raise exc
-    from rich.console import Console
+    from ffgen.entry import print_error
 
-    from ffgen import stdout_guard
-
-    stdout_guard.error_reported()  # the error line is the one line, lost output or not
-
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]error:[/bold red] {exc.message}", markup=True
-    )
-    raise typer.Exit(exc.exit_code)
+    raise typer.Exit(print_error(exc))
 
 
 def _print_version(value: bool) -> None:
@@ -114,28 +106,10 @@ def new(
     debug: _Debug = False,
 ) -> None:
     """Classify a new algorithm and write everything its integration needs."""
-    from ffgen.classify.params import params_text
-    from ffgen.generate.new import NewRequest, run_new
+    given = dict(locals())
+    from ffgen.entry import new_code  # one body for typer's way and the short way
 
-    given = locals()
-    request = NewRequest(
-        name=name,
-        class_name=class_name,
-        checkout=checkout,
-        flags={**{flag: given[flag] for flag in _FLAG_NAMES}, "params": params_text(param)},
-        interactive=not yes and answers is None and _is_terminal(sys.stdin),
-        dry_run=dry_run,
-        force=force,
-        fmt=fmt,
-        answers_file=answers,
-        like=like,
-        extends=extends,
-    )
-    try:
-        code = run_new(request)
-    except FfgenError as exc:
-        _fail(exc, debug)
-    raise typer.Exit(code)
+    raise typer.Exit(new_code(**given))
 
 
 @app.command()
@@ -342,12 +316,8 @@ def param_remove(
     _run(debug, lambda: run_param(checkout, key, remove=names, dry_run=dry_run, fmt=fmt))
 
 
-def _is_terminal(stream) -> bool:
-    return stream is not None and not stream.closed and stream.isatty()
-
-
 def app_code() -> int:
-    """Run the typer app (every command but verify's short way in ``ffgen.entry``); click's own
+    """Run the typer app (what ``ffgen.argv`` leaves to it); click's own
     usage errors become one ``error:`` line too."""
     usage_error, click_error = _click_errors()
     try:

@@ -71,7 +71,3 @@ _Answers = Annotated[
 _Format = Annotated[str, _opt("text|json", "Plan output.", "--format")]
 _Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 _NAME_HELP = "Algorithm name, e.g. my-algo (registry key)."
-_FLAG_NAMES = (
-    "acquisition", "feedback", "paradigm", "dynamics", "supervision", "state", "ownership",
-    "roles", "role_cadence", "model_type", "finetune_type", "category",
-)  # fmt: skip

@@ -1,13 +1,12 @@
 """The ``ffgen`` command's entry point: make the standard streams safe, then run the command.
 
-``ffgen verify`` takes a short way around typer. CI runs it on every push, and importing typer
-(with its bundled click) costs more than the rest of a clean run's start-up. The short way
-handles only argument lists it understands completely: the options of ``verify`` and their
-values. Anything else (``--help``, an unknown option, a missing value, a value that looks like an
-option) goes to typer, so its parsing and its messages stay the only ones. ``ffgen --help`` is
-printed from typer's own text, rendered ahead of time and held current by a test. The short way also
-runs without the cyclic garbage collector and leaves without the interpreter's teardown (see
-:func:`_verify_code` and :func:`_leave_now`): together a sixth of a run on a real checkout.
+The commands run most take short ways around typer, whose import (with its bundled click) costs
+more than the rest of ``verify``'s start-up: ``verify`` and ``new`` when :mod:`ffgen.argv` reads
+their arguments completely (anything else goes to typer, so its parsing and messages stay the only
+ones; both ways share one body), and ``ffgen --help``, printed from typer's own text rendered
+ahead of time and held current by a test. ``verify``'s short way also runs without the cyclic
+garbage collector and leaves without the interpreter's teardown (see :func:`_verify_code` and
+:func:`_leave_now`): together a sixth of a run on a real checkout.
 """
 
 from __future__ import annotations
@@ -15,14 +14,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# verify's options as typer declares them (ffgen/cli.py): name -> keyword of verify_cmd
-_VERIFY_VALUES = {
-    "--checkout": "checkout",
-    "--algorithm": "algorithm",
-    "--format": "fmt",
-    "--explain": "explain",
-}
-_VERIFY_FLAGS = {"--fix": "fix", "--dry-run": "dry_run"}
 # ``ffgen --help`` is printed from text rendered ahead of time by typer itself (ffgen/top_help.py;
 # tests/core/test_entry.py checks it is current): click wraps help at min(columns, 80) - 2, so
 # one text serves every terminal of 80 columns or more; a narrower one goes to typer.
@@ -32,33 +23,6 @@ TOP_HELP_DOC = '''"""typer's text for ``ffgen --help``: ``python -m ffgen.entry 
 makes it (generated; do not edit). ``{prog}`` stands for the program's name.
 """
 '''
-
-
-def verify_options(argv: list[str]) -> dict[str, object] | None:
-    """The keyword arguments typer would pass to ``verify_cmd`` for ``argv`` (the words after
-    ``ffgen``), or None when typer must see ``argv`` itself."""
-    if not argv or argv[0] != "verify":
-        return None
-    options: dict[str, object] = {
-        "checkout": None, "algorithm": None, "fmt": "text", "explain": None,
-        "fix": False, "dry_run": False,
-    }
-    words = iter(argv[1:])
-    for word in words:
-        name, equals, value = word.partition("=")
-        if name in _VERIFY_FLAGS and not equals:
-            options[_VERIFY_FLAGS[name]] = True
-        elif name in _VERIFY_VALUES:
-            if not equals:
-                value = next(words, None)
-            if not value or value.startswith("-"):
-                return None  # a missing or empty value, or an option: click's own way and words
-            options[_VERIFY_VALUES[name]] = value  # as click: the last one given wins
-        else:
-            return None
-    if options["checkout"] is not None:
-        options["checkout"] = Path(options["checkout"])
-    return options
 
 
 def main() -> None:
@@ -73,10 +37,12 @@ def main() -> None:
     from ffgen import stdout_guard
 
     stdout_guard.install()  # a closed pipe on stdout is reported, never a traceback
+    from ffgen import argv as short_way
+
     argv = sys.argv[1:]
-    options = verify_options(argv)
-    if options is not None:
-        code = _verify_code(options)
+    read = short_way.options(argv)
+    if read is not None:
+        code = _verify_code(read[1]) if read[0] == "verify" else _new_code(read[1])
     elif argv == ["--help"] and _columns() >= HELP_COLUMNS:
         code = _print_top_help()
     else:
@@ -85,7 +51,7 @@ def main() -> None:
     if lost is not None:
         print(lost, file=sys.stderr)
         code = stdout_guard.EXIT_PIPE
-    if options is not None:
+    if read is not None and read[0] == "verify":
         _leave_now(code)
     sys.exit(code)
 
@@ -169,6 +135,59 @@ def _verify_code(options: dict[str, object]) -> int:
         return verify_cmd(**options)
     except KeyboardInterrupt:
         return EXIT_USAGE
+
+
+def _new_code(options: dict[str, object]) -> int:
+    from ffgen.errors import EXIT_USAGE
+
+    try:
+        return new_code(**options)
+    except KeyboardInterrupt:
+        return EXIT_USAGE
+
+
+def new_code(*, name: str, param: list[str] | None, yes: bool, answers: Path | None,
+             like: str | None, extends: str | None, class_name: str | None,
+             checkout: Path | None, dry_run: bool, force: bool, fmt: str, debug: bool,
+             **flags: str | None) -> int:
+    """``ffgen new``, from the keyword arguments of its typer command (either way)."""
+    from ffgen.argv import CLASSIFY_FLAGS
+    from ffgen.classify.params import params_text
+    from ffgen.errors import FfgenError
+    from ffgen.generate.new import NewRequest, run_new
+
+    if set(flags) != set(CLASSIFY_FLAGS):  # the typer command and the short way disagree
+        raise TypeError(f"new: unexpected options {sorted(set(flags) ^ set(CLASSIFY_FLAGS))}")
+
+    request = NewRequest(
+        name=name, class_name=class_name, checkout=checkout,
+        flags={**flags, "params": params_text(param)},
+        interactive=not yes and answers is None and _is_terminal(sys.stdin),
+        dry_run=dry_run, force=force, fmt=fmt, answers_file=answers, like=like, extends=extends,
+    )
+    try:
+        return run_new(request)
+    except FfgenError as exc:
+        if debug:
+            raise
+        return print_error(exc)
+
+
+def print_error(exc) -> int:
+    """The one ``error:`` line for an :class:`~ffgen.errors.FfgenError`; its exit code."""
+    from rich.console import Console
+
+    from ffgen import stdout_guard
+
+    stdout_guard.error_reported()  # the error line is the one line, lost output or not
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/bold red] {exc.message}", markup=True
+    )
+    return exc.exit_code
+
+
+def _is_terminal(stream) -> bool:
+    return stream is not None and not stream.closed and stream.isatty()
 
 
 def _leave_now(code: int) -> None:

@@ -1,6 +1,6 @@
-"""``ffgen verify``'s short way around typer (ffgen/entry.py): it takes exactly the arguments
-typer would take, hands everything else to typer, and prints and exits exactly as typer's way
-does, without importing what verify does not use."""
+"""The short ways around typer (ffgen/argv.py, ffgen/entry.py) for ``verify``, ``new`` and
+``--help``: they take exactly the arguments typer would take, hand everything else to typer, and
+print and exit exactly as typer's way does, without importing what they do not use."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
+from ffgen import argv as short_way
 from ffgen import entry
 from ffgen.cli import app
 from ffgen.verify import command
@@ -27,10 +29,18 @@ UNDERSTOOD = [
     ["verify", "--fix", "--dry-run", "--checkout", "x", "--fix"],
     ["verify", "--dry-run"],
     ["verify", "--format", "xml"],  # verify_cmd itself refuses it, on either way
+    ["new", "my-algo"],
+    ["new", "--yes", "my-algo", "--acquisition", "dataset", "--supervision=demonstrations"],
+    ["new", "x", "-y", "--param", "a:float=1", "--param=b:int=2", "--format", "json"],
+    ["new", "x", "--checkout", "c", "--answers", "a.yml", "--dry-run", "--force", "--debug"],
+    ["new", "x", "--like", "sft", "--class-name", "X", "--model-type", "toy", "--roles", "a,b",
+     "--role-cadence", "b=2", "--finetune-type", "full", "--category", "rl", "--state",
+     "legacy", "--ownership", "single", "--dynamics", "sde", "--paradigm", "coupled",
+     "--feedback", "none", "--extends", "grpo", "--acquisition", "a", "--acquisition", "b"],
 ]
 LEFT_TO_TYPER = [
     [],
-    ["new", "x"],
+    ["list"],
     ["--version"],
     ["verify", "--help"],
     ["verify", "--checkout"],
@@ -41,31 +51,62 @@ LEFT_TO_TYPER = [
     ["verify", "extra"],
     ["verify", "-h"],
     ["verify", "--", "--fix"],
+    ["new"],
+    ["new", "a", "b"],
+    ["new", "--yes"],
+    ["new", "x", "--help"],
+    ["new", "x", "--param"],
+    ["new", "x", "-yq"],
+    ["new", "-", "--yes"],
+    ["new", "x", "--yes=1"],
+    ["new", "x", "--acquisiton", "dataset"],
 ]
 
 
-def _typer_options(monkeypatch, argv: list[str]) -> dict[str, object]:
+def _typer_options(monkeypatch, argv: list[str]) -> tuple[str, dict[str, object]]:
     seen: dict[str, object] = {}
 
-    def fake(checkout, algorithm, fmt, explain, *, fix=False, dry_run=False):
+    def fake_verify(checkout, algorithm, fmt, explain, *, fix=False, dry_run=False):
         seen.update(checkout=checkout, algorithm=algorithm, fmt=fmt, explain=explain,
                     fix=fix, dry_run=dry_run)
         return 0
 
-    monkeypatch.setattr(command, "verify_cmd", fake)
+    def fake_new(**given):
+        seen.update(given)
+        return 0
+
+    monkeypatch.setattr(command, "verify_cmd", fake_verify)
+    monkeypatch.setattr(entry, "new_code", fake_new)
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 0, result.output
-    return seen
+    return argv[0], seen
 
 
 @pytest.mark.parametrize("argv", UNDERSTOOD, ids=" ".join)
 def test_the_short_way_passes_what_typer_passes(monkeypatch, argv):
-    assert entry.verify_options(argv) == _typer_options(monkeypatch, argv)
+    assert short_way.options(argv) == _typer_options(monkeypatch, argv)
 
 
 @pytest.mark.parametrize("argv", LEFT_TO_TYPER, ids=lambda a: " ".join(a) or "(none)")
 def test_anything_else_goes_to_typer(argv):
-    assert entry.verify_options(argv) is None
+    assert short_way.options(argv) is None
+
+
+@pytest.mark.parametrize("name", sorted(short_way.SPECS))
+def test_each_spec_is_the_typer_command_s_options(name):
+    """A new option on the typer command must be added to the short way too (or it would be
+    handed to typer, slower but right: this keeps the two from drifting apart silently)."""
+    declared = {}
+    for param in typer.main.get_command(app).commands[name].params:
+        if isinstance(param, typer.core.TyperArgument):
+            assert short_way.SPECS[name].argument == param.name
+            continue
+        kind = (short_way.FLAG if param.is_flag else
+                short_way.LIST if param.multiple else short_way.VALUE)
+        default = None if param.multiple else param.default
+        for opt in param.opts:
+            declared[opt] = (param.name, kind, default)
+    assert short_way.SPECS[name].options == declared
 
 
 def _ffgen(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
@@ -146,3 +187,29 @@ def test_a_narrow_terminal_gets_typer_s_wrapping():
     narrow = _help_via(["-m", "ffgen", "--help"], 60)
     assert narrow.returncode == 0 and "typer" in _imported(narrow.stderr)
     assert max(len(line) for line in narrow.stdout.splitlines()) <= 58
+
+
+NEW_ARGS = ["new", "my-algo", "--yes", "--model-type", "toy", "--acquisition", "dataset",
+            "--supervision", "demonstrations"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_new_on_the_short_way_plans_as_typer_s_way(sandbox, fmt):
+    args = [*NEW_ARGS, "--checkout", str(sandbox), "--dry-run", "--format", fmt]
+    short = _ffgen(*args)
+    typer_way = CliRunner().invoke(app, args)
+    assert (short.returncode, short.stdout) == (typer_way.exit_code, typer_way.stdout) == (
+        0, typer_way.stdout)
+    assert "typer" not in _imported(short.stderr)
+
+
+def test_new_on_the_short_way_writes_and_refuses_as_typer_s_way(sandbox):
+    done = _ffgen(*NEW_ARGS, "--checkout", str(sandbox))
+    assert done.returncode == 0, _errors(done.stderr)
+    assert (sandbox / "src/flow_factory/trainers/offline/my_algo.py").is_file()
+    bad = _ffgen("new", "other", "--yes", "--acquisition", "sideways", "--checkout", str(sandbox))
+    typer_way = CliRunner().invoke(
+        app, ["new", "other", "--yes", "--acquisition", "sideways", "--checkout", str(sandbox)])
+    assert bad.returncode == typer_way.exit_code != 0
+    assert _errors(bad.stderr).splitlines() == typer_way.stderr.splitlines()
+    assert len(_errors(bad.stderr).splitlines()) == 1
