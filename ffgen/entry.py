@@ -4,9 +4,9 @@ The commands run most take short ways around typer, whose import (with its bundl
 more than the rest of ``verify``'s start-up: ``verify`` and ``new`` when :mod:`ffgen.argv` reads
 their arguments completely (anything else goes to typer, so its parsing and messages stay the only
 ones; both ways share one body), and ``ffgen --help``, printed from typer's own text rendered
-ahead of time and held current by a test. ``verify``'s short way also runs without the cyclic
-garbage collector and leaves without the interpreter's teardown (see :func:`_verify_code` and
-:func:`_leave_now`): together a sixth of a run on a real checkout.
+ahead of time and held current by a test. Both short ways run without the cyclic garbage
+collector and leave without the interpreter's teardown (see :func:`_verify_code` and
+:func:`_leave_now`): for ``verify`` together a sixth of a run on a real checkout.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main() -> None:
     if lost is not None:
         print(lost, file=sys.stderr)
         code = stdout_guard.EXIT_PIPE
-    if read is not None and read[0] == "verify":
+    if read is not None:
         _leave_now(code)
     sys.exit(code)
 
@@ -191,9 +191,10 @@ def _is_terminal(stream) -> bool:
 
 
 def _leave_now(code: int) -> None:
-    """Exit without tearing the interpreter down, as mypy does: freeing every tree one object
-    at a time is a sixth of a verify run and changes nothing (the run only read files, holds no
-    lock and has no exit handlers; the kernel takes the memory back at once)."""
+    """Exit without tearing the interpreter down, as mypy does: freeing every tree and module
+    one object at a time is a sixth of a verify run and 30-80 ms of a new, and changes nothing.
+    Both have finished: every file written is closed, the checkout lock is a file lock the kernel
+    drops with the process, and ffgen registers no exit handler; the streams are flushed here."""
     import os
 
     for stream in (sys.stdout, sys.stderr):
