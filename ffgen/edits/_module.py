@@ -36,7 +36,34 @@ def value_if_assigns(small: cst.BaseSmallStatement, name: str) -> cst.BaseExpres
 
 
 def replace(tree: cst.Module, old: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
+    """``tree.deep_replace(old, new)`` (``old`` found by identity). Every edit here changes a
+    top-level statement, one of its small statements or the value one of those binds: those are
+    rebuilt along their path, since libcst's visit of the whole module costs more than parsing
+    it; anything deeper falls back to the full visit."""
+    body = list(tree.body)
+    for index, statement in enumerate(body):
+        changed = _replaced_in(statement, old, new)
+        if changed is not None:
+            body[index] = changed
+            return tree.with_changes(body=body)
     return cast(cst.Module, tree.deep_replace(old, new))
+
+
+def _replaced_in(statement: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode):
+    if statement is old:
+        return new
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return None
+    for index, small in enumerate(statement.body):
+        if small is old:
+            inner = new
+        elif isinstance(small, cst.Assign | cst.AnnAssign) and small.value is old:
+            inner = small.with_changes(value=new)
+        else:
+            continue
+        return statement.with_changes(body=[*statement.body[:index], inner,
+                                            *statement.body[index + 1:]])
+    return None
 
 
 def string_value(node: cst.CSTNode) -> str | None:
