@@ -7,7 +7,9 @@ code runs. Reads are ``self.training_args.<name>``, the same through ``self.conf
 local alias (``args = self.training_args``) and ``getattr(<those>, "<name>")`` without a
 default. Guarded reads (a ``getattr`` default, ``hasattr``, ``except AttributeError``, an
 ``isinstance`` branch) are fine, and an args class whose attributes cannot be known statically
-(an unresolved base, a ``__getattr__``, a computed ``setattr``) is never flagged.
+(an unresolved base, a ``__getattr__``, a computed ``setattr``) is never flagged. A ``setattr``
+whose name is the variable of a loop over constant strings sets those names (the real TDM-R1
+arguments validate two fields that way).
 """
 
 from __future__ import annotations
@@ -104,25 +106,66 @@ def _self_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str] | None:
     if not fn.args.args:
         return set()
     me = fn.args.args[0].arg
+    loops = _constant_loops(fn)
     out: set[str] = set()
     for node in walk(fn):
         for target in _targets(node):
             if isinstance(target, ast.Attribute) and _is_name(target.value, me):
                 out.add(target.attr)
             elif isinstance(target, ast.Subscript) and _is_dict_of(target.value, me):
-                key = _const_str(target.slice)
-                if key is None:
+                keys = _known_keys(target, target.slice, loops)
+                if keys is None:
                     return None
-                out.add(key)
+                out |= keys
         if isinstance(node, ast.Call) and _sets_attr_on(node, me):
-            key = _const_str(node.args[1]) if len(node.args) > 1 else None
-            if key is None:
+            keys = _known_keys(node, node.args[1] if len(node.args) > 1 else None, loops)
+            if keys is None:
                 return None
-            out.add(key)
+            out |= keys
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr in ("update", "setdefault") and _is_dict_of(node.func.value, me):
                 return None  # self.__dict__.update(...): computed names
     return out
+
+
+def _constant_loops(fn: ast.AST) -> list[tuple[str, tuple[str, ...], set[int]]]:
+    """``for <name> in ("a", "b"):`` loops of ``fn`` whose name is bound nowhere else:
+    (name, the strings, ids of the nodes in the loop body)."""
+    stores: dict[str, int] = {}
+    for node in walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    loops = []
+    for node in walk(fn):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
+                and stores.get(node.target.id) == 1:
+            values = _const_strs(node.iter)
+            if values is not None:
+                inside = {id(n) for stmt in node.body for n in walk(stmt)}
+                loops.append((node.target.id, values, inside))
+    return loops
+
+
+def _const_strs(expr: ast.expr) -> tuple[str, ...] | None:
+    if not isinstance(expr, ast.Tuple | ast.List):
+        return None
+    values = tuple(_const_str(e) for e in expr.elts)
+    return None if None in values else values
+
+
+def _known_keys(where: ast.AST, key: ast.expr | None,
+                loops: list[tuple[str, tuple[str, ...], set[int]]]) -> set[str] | None:
+    """The names a write at ``where`` with ``key`` may set: a constant, or the variable of an
+    enclosing loop over constants (``for name in ("a", "b"): setattr(self, name, ...)``, as the
+    real TDM-R1 arguments do); None when they cannot be known."""
+    const = _const_str(key)
+    if const is not None:
+        return {const}
+    if isinstance(key, ast.Name):
+        for name, values, inside in loops:
+            if name == key.id and id(where) in inside:
+                return set(values)
+    return None
 
 
 def _is_dict_of(expr: ast.expr, me: str) -> bool:

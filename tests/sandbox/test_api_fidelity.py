@@ -40,9 +40,10 @@ Compatibility of a sandbox member S with the real member R of the same name
 The faithful fixture (``tests/fixtures/faithful_checkout``) must agree exactly with the facts for
 the modules it models (``FAITHFUL_MODULES``): the same public functions with the same signature
 text, the same public classes with the same bases, methods (signature and decorators) and class
-attributes, for ``BaseTrainer``/``BaseAdapter`` the same attributes assigned on ``self`` (across
-their bases), and the packages in ``FAITHFUL_PACKAGES`` re-export the same names (each from a
-fixture module that defines it). Modules another part of the fixture models only in part
+attributes (with the same annotations, compared as ``ast`` prints them), for
+``BaseTrainer``/``BaseAdapter`` the same attributes assigned on ``self`` (across their bases),
+and the packages in ``FAITHFUL_PACKAGES`` re-export the same names (each from a fixture module
+that defines it). Modules another part of the fixture models only in part
 (``FAITHFUL_PARTIAL_MODULES``) must give each function they define its real signature.
 
 Templates: every legal classification is rendered; the generated trainer may not read a sandbox
@@ -57,7 +58,7 @@ import ast
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -115,6 +116,9 @@ FAITHFUL_MODULES = (
     "flow_factory.hparams.optimizer_args._registry",
     "flow_factory.hparams.optimizer_args.adamw",
     "flow_factory.hparams.optimizer_args.muon",
+    *(f"flow_factory.hparams.training_args.{m}" for m in (
+        "_base", "_offline", "_registry", "awm", "crd", "dgpo", "dmd2", "dpo", "dppo", "grpo",
+        "nft", "offline_dpo", "opd", "sft", "tdm", "tdm_r1")),
     "flow_factory.data_utils.loader",
     "flow_factory.data_utils.offline_dataset",
     "flow_factory.data_utils.offline_train_data",
@@ -124,6 +128,7 @@ FAITHFUL_MODULES = (
 FAITHFUL_PARTIAL_MODULES = ("flow_factory.trainers.distillation.distillation_runtime",)
 FAITHFUL_PACKAGES = (
     "flow_factory.hparams.optimizer_args",
+    "flow_factory.hparams.training_args",
     "flow_factory.models",
     "flow_factory.samples",
     "flow_factory.trainers.common",
@@ -339,6 +344,7 @@ class ClassFacts:
     methods: dict[str, str]  # name -> signature text (the last definition wins)
     class_attributes: set[str]
     instance_attributes: set[str]
+    annotations: dict[str, str] = field(default_factory=dict)  # class attribute -> its text
 
     def members(self) -> dict[str, Member]:
         out = {m: member_from_text(m, t) for m, t in self.methods.items()}
@@ -389,6 +395,7 @@ def class_facts(node: ast.ClassDef) -> ClassFacts:
     methods: dict[str, str] = {}
     class_attributes: set[str] = set()
     instance_attributes: set[str] = set()
+    annotations: dict[str, str] = {}
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             methods[item.name] = signature_text(item)
@@ -404,8 +411,10 @@ def class_facts(node: ast.ClassDef) -> ClassFacts:
             class_attributes.update(t.id for t in item.targets if isinstance(t, ast.Name))
         elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
             class_attributes.add(item.target.id)
+            annotations[item.target.id] = ast.unparse(item.annotation)
     bases = [ast.unparse(b) for b in node.bases]
-    return ClassFacts(node.name, bases, methods, class_attributes, instance_attributes)
+    return ClassFacts(node.name, bases, methods, class_attributes, instance_attributes,
+                      annotations)
 
 
 @cache
@@ -596,7 +605,27 @@ def _class_differences(module: str, name: str, facts: ClassFacts | None) -> list
         out.append(f"{where}: class attributes differ: "
                    f"extra {sorted(facts.class_attributes - set(real['class_attributes']))}, "
                    f"missing {sorted(set(real['class_attributes']) - facts.class_attributes)}")
+    for attr, text in sorted(real["class_attributes"].items()):
+        want = _annotation_of(text)
+        got = facts.annotations.get(attr)
+        if want is not None and got is not None and not _same_annotation(got, want):
+            out.append(f"{where}.{attr}: annotated {got!r}, the real one {want!r}")
     return out
+
+
+def _annotation_of(text: str) -> str | None:
+    """The annotation in a recorded class attribute (``"int = ..."``, ``"int"``, ``"= ..."``)."""
+    text = text.removesuffix("= ...").strip()
+    return text or None
+
+
+def _same_annotation(got: str, want: str) -> bool:
+    """Equal once both are spelled the way ``ast`` prints them (quotes, spacing)."""
+    try:
+        return ast.unparse(ast.parse(got, mode="eval")) == ast.unparse(ast.parse(want,
+                                                                                 mode="eval"))
+    except SyntaxError:
+        return got == want
 
 
 def _assigned_on_self(mro: list[tuple[str, ClassFacts | dict]]) -> set[str]:

@@ -201,8 +201,11 @@ CASES = [
     c("trainer-type-default", (f"{ARGS}/sft.py", 'Literal["sft"] = field(default="sft"',
                                'Literal["sft"] = field(default="stf"'),
       "FF402", f"{ARGS}/sft.py", "trainer_type:", "sft"),
-    c("trainer-type-alias-literal", (f"{ARGS}/grpo.py", "trainer_type: str",
-                                     'trainer_type: Literal["grpo"]'),
+    # The real GRPO args inherit trainer_type; a class serving grpo and grpo-guard declares
+    # a Literal naming only one of them.
+    c("trainer-type-alias-literal", (f"{ARGS}/grpo.py", "    global_std: bool",
+                                     '    trainer_type: Literal["grpo"] = "grpo"\n'
+                                     "    global_std: bool"),
       "FF402", f"{ARGS}/grpo.py", "trainer_type:", "grpo"),
     c("trainer-type-inherited", (f"{ARGS}/dmd2.py", "    gradient_step_per_epoch: int = 1\n",
                                  '    gradient_step_per_epoch: int = 1\n'

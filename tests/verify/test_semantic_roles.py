@@ -13,6 +13,8 @@ SFT = f"{TRAINERS}/offline/sft.py"
 OPD = f"{TRAINERS}/distillation/opd/trainer.py"
 OPD_ARGS = f"{ARGS}/opd.py"
 NFT_ARGS = f"{ARGS}/nft.py"
+NFT_ARGS_METHODS = "    def __post_init__(self) -> None:\n"  # the first method, after the fields
+TDM_R1_ARGS = f"{ARGS}/tdm_r1.py"
 POLICY_OVERRIDES = ('source="offline DPO policy chosen",\n'
                     "            **self.adapter.offline_training_forward_overrides,\n")
 
@@ -85,19 +87,20 @@ def test_ff706_generation_trainers_may_use_rollout_cfg(checkout):
 def test_ff706_branch_cfg_without_preprocess_override_is_a_warning(checkout):
     checkout.edit(DMD2_ARGS, "    def get_preprocess_guidance_scale(self) -> float:",
                   "    def _preprocess_scale(self) -> float:")
-    # One finding on the field, although TDM and TDM-R1 inherit it too.
+    # One finding on the field, although TDM and TDM-R1 inherit it too; TDM-R1's own
+    # cfg_reward_scale (a real field) then lacks an override as well.
     assert findings_of(checkout, "FF706") == [
-        ("warning", DMD2_ARGS, checkout.line(DMD2_ARGS, "real_guidance_scale:"), "dmd2")]
+        ("warning", DMD2_ARGS, checkout.line(DMD2_ARGS, "real_guidance_scale:"), "dmd2"),
+        ("warning", TDM_R1_ARGS, checkout.line(TDM_R1_ARGS, "cfg_reward_scale:"), "tdm-r1")]
 
 
 def test_ff706_a_new_cfg_field_needs_the_override_too(checkout):
-    checkout.edit(NFT_ARGS, "    kl_beta: float = 0.0\n",
-                  "    kl_beta: float = 0.0\n    kl_cfg: float = 4.5\n")
+    checkout.edit(NFT_ARGS, NFT_ARGS_METHODS, "    kl_cfg: float = 4.5\n\n" + NFT_ARGS_METHODS)
     assert findings_of(checkout, "FF706") == [
         ("warning", NFT_ARGS, checkout.line(NFT_ARGS, "kl_cfg:"), "nft")]
-    checkout.edit(NFT_ARGS, "    kl_cfg: float = 4.5\n",
-                  "    kl_cfg: float = 4.5\n\n    def get_preprocess_guidance_scale(self):\n"
-                  "        return max(self.guidance_scale, self.kl_cfg)\n")
+    add_method(checkout, NFT_ARGS, "    def get_preprocess_guidance_scale(self):\n"
+                                   "        return max(self.guidance_scale, self.kl_cfg)\n",
+               before=NFT_ARGS_METHODS)
     assert findings_of(checkout, "FF706") == []
 
 
@@ -171,11 +174,34 @@ def test_ff708_guarded_reads_and_writes_are_fine(checkout):
 
 
 def test_ff708_a_field_set_in_post_init_is_defined(checkout):
-    checkout.edit(NFT_ARGS, "    kl_beta: float = 0.0\n",
-                  "    kl_beta: float = 0.0\n\n    def __post_init__(self):\n"
-                  "        super().__post_init__()\n        self.margin = 2 * self.kl_beta\n")
+    checkout.edit(NFT_ARGS, "        self.nft_beta = float(self.nft_beta)\n",
+                  "        self.nft_beta = float(self.nft_beta)\n"
+                  "        self.margin = 2 * self.kl_beta\n")
     _read(checkout, "        return self.training_args.margin\n")
     assert findings_of(checkout, "FF708") == []
+
+
+def test_ff708_setattr_over_constant_names_sets_those_names(checkout):
+    """The real TDM-R1 shape: ``for name in ("a", "b"): setattr(self, name, ...)``."""
+    checkout.edit(NFT_ARGS, "        self.nft_beta = float(self.nft_beta)\n",
+                  "        self.nft_beta = float(self.nft_beta)\n"
+                  '        for name in ("margin", "slack"):\n'
+                  "            setattr(self, name, 1.0)\n")
+    _read(checkout, "        return self.training_args.margin, self.training_args.slak\n")
+    assert findings_of(checkout, "FF708") == [
+        ("error", NFT, checkout.line(NFT, "self.training_args.slak"), "nft")]
+
+
+def test_ff708_setattr_over_computed_or_rebound_names_stays_unknowable(checkout):
+    _read(checkout, "        return self.training_args.margin\n")
+    loops = ('        for name in self.extra_kwargs:\n            setattr(self, name, 1.0)\n',
+             '        for name in ("a", "b"):\n            name = name.upper()\n'
+             '            setattr(self, name, 1.0)\n')
+    for loop in loops:
+        checkout.edit(NFT_ARGS, "        self.nft_beta = float(self.nft_beta)\n",
+                      "        self.nft_beta = float(self.nft_beta)\n" + loop)
+        assert findings_of(checkout, "FF708") == []
+        checkout.edit(NFT_ARGS, loop, "")
 
 
 def test_ff708_a_rebound_name_is_no_alias(checkout):
@@ -186,16 +212,16 @@ def test_ff708_a_rebound_name_is_no_alias(checkout):
 
 def test_ff708_unknowable_args_classes_are_never_flagged(checkout):
     _read(checkout, "        return self.training_args.margin\n")
-    checkout.edit(NFT_ARGS, "    kl_beta: float = 0.0\n",
-                  "    kl_beta: float = 0.0\n\n    def __getattr__(self, name):\n"
-                  "        return self.extra_kwargs[name]\n")
+    add_method(checkout, NFT_ARGS, "    def __getattr__(self, name):\n"
+                                   "        return self.extra_kwargs[name]\n",
+               before=NFT_ARGS_METHODS)
     assert findings_of(checkout, "FF708") == []
 
 
 def test_ff708_an_external_base_makes_the_class_unknowable(checkout):
     _read(checkout, "        return self.training_args.margin\n")
-    checkout.edit(NFT_ARGS, "from ._base import TrainingArguments\n",
-                  "from ._base import TrainingArguments\nfrom somewhere import Mixin\n")
+    checkout.edit(NFT_ARGS, "from dataclasses import dataclass, field\n",
+                  "from dataclasses import dataclass, field\n\nfrom somewhere import Mixin\n")
     checkout.edit(NFT_ARGS, "(TrainingArguments)", "(Mixin, TrainingArguments)")
     assert findings_of(checkout, "FF708") == []
 
