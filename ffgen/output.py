@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
-
-from rich.console import Console
+import re
+import sys
+from typing import TYPE_CHECKING
 
 from ffgen.generate.plan import Plan, Status
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _STYLE = {
     Status.CREATE: "green",
@@ -19,10 +23,95 @@ _STYLE = {
 
 
 def output_console() -> Console:
-    """Lines wrap at words to a terminal's width; piped output keeps one record per line."""
-    import sys
+    """Lines wrap at words to a terminal's width; piped output keeps one record per line.
+
+    Piped, the console is a :class:`PlainConsole`: the same bytes, without importing rich."""
+    if _plain_output():
+        return PlainConsole()  # type: ignore[return-value]  (prints as this Console would)
+    from rich.console import Console
 
     return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+
+
+def _plain_output() -> bool:
+    """Whether rich would print plain text: no terminal, and nothing that makes rich treat the
+    stream as one (its ``FORCE_COLOR`` and ``TTY_COMPATIBLE``) or print elsewhere (Jupyter)."""
+    import builtins
+    import os
+
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ:
+        return False
+    if hasattr(builtins, "get_ipython"):
+        return False
+    try:
+        return not sys.stdout.isatty()
+    except ValueError:  # a closed stream: rich prints nothing to a terminal either
+        return True
+
+
+# Markup the commands print (style tags around their own words), rich's own patterns for a tag
+# and an emoji code, and the characters rich changes (control codes it strips, tabs it expands).
+_STYLES = frozenset({"dim", "bold", "green", "yellow", "red", "cyan", "bold red", "bold cyan"})
+_TAG = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
+_EMOJI = re.compile(r"(:(\S*?)(?:(?:\-)(emoji|text))?:)")
+_CHANGED = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+
+
+class PlainConsole:
+    """Prints what ``Console(highlight=False, soft_wrap=True)`` prints to a stream that is not a
+    terminal: each line whole, the markup's tags gone. ``new`` prints a dozen such lines, and
+    importing rich for them cost a twentieth of its run. Anything this does not know to print
+    exactly as rich does (another argument, a ``Text``, an emoji code, a ``[`` that is not one of
+    the known tags, a control character) goes to a real rich Console, made on first use."""
+
+    def __init__(self) -> None:
+        self._rich = None
+
+    def print(self, *objects, sep: str = " ", end: str = "\n", highlight=None, soft_wrap=None,
+              **options) -> None:
+        text = _plain(objects[0]) if len(objects) == 1 and not options else None
+        if text is None or highlight or soft_wrap is False:
+            kwargs = {"highlight": highlight, "soft_wrap": soft_wrap, **options}
+            self.rich.print(*objects, sep=sep, end=end, **kwargs)
+            return
+        stream = sys.stdout
+        try:
+            stream.write(text + end)
+            stream.flush()
+        except BrokenPipeError:
+            self.rich.on_broken_pipe()  # as rich handles it
+
+    @property
+    def rich(self):
+        if self._rich is None:
+            from rich.console import Console
+
+            self._rich = Console(highlight=False, soft_wrap=True)
+        return self._rich
+
+    def __getattr__(self, name: str):  # e.g. ``input`` for a prompt: rich's own
+        if name.startswith("_"):  # (``_rich`` itself, before ``__init__`` ran: a copy)
+            raise AttributeError(name)
+        return getattr(self.rich, name)
+
+
+def _plain(obj: object) -> str | None:
+    """``obj``'s markup without its tags, or None where rich would print something else."""
+    if not isinstance(obj, str) or _CHANGED.search(obj) or _EMOJI.search(obj):
+        return None
+    opened: list[str] = []
+    for match in _TAG.finditer(obj):
+        tag = match.group(3)
+        name = tag.removeprefix("/")
+        if match.group(2) or name not in _STYLES:
+            return None  # an escape, or a tag not known to be a plain style
+        if tag.startswith("/"):
+            if not opened or opened.pop() != name:
+                return None  # rich closes (or refuses) otherwise
+        else:
+            opened.append(name)
+    text = _TAG.sub("", obj)
+    return None if "[" in text else text
 
 
 def show_changes(console: Console, plan: Plan, *, diffs: bool) -> None:

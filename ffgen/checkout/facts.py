@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import TOO_DEEP, RefusedError
+from ffgen.record import record
 
 
-@dataclass(frozen=True)
+@record
 class CheckoutFacts:
+    """What the checkout defines and registers, read statically."""
     contract_constants: frozenset[str]
     base_args_classes: frozenset[str]  # TrainingArguments, OfflineFlowMatchingTrainingArguments
     args_registry: tuple[tuple[str, str], ...]  # (key, args class name)

@@ -17,17 +17,18 @@ injection where the model's examples say ``default``.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
 
 from ffgen.checkout.style import DEFAULT_STYLE, CodeStyle, read_style
 from ffgen.checkout.view import CheckoutView
+from ffgen.record import record, replace
 
 TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
 TEACHER_HELPER = "load_teachers"
 
 
-@dataclass(frozen=True)
+@record
 class ExampleSettings:
+    """The settings of one example config that a generated example can start from."""
     path: str
     model_type: str
     trainer_type: str
@@ -51,8 +52,9 @@ TRAIN_MODULE = "src/flow_factory/train.py"
 MODULE_TRAIN = "PYTHONPATH=src python -m flow_factory.train"
 
 
-@dataclass(frozen=True)
+@record
 class CheckoutHints:
+    """What the checkout offers that shapes rendering (see the module docstring)."""
     teacher_loader: bool
     examples: tuple[ExampleSettings, ...]
     style: CodeStyle = DEFAULT_STYLE  # the header and generics its own modules use
@@ -171,7 +173,7 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@dataclass(frozen=True)
+@record
 class ExampleBase:
     """What a generated example takes from the checkout's own examples (YAML text blocks)."""
 

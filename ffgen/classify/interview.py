@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 from ffgen.classify.model import (
     ROLE_RE,
@@ -32,6 +32,7 @@ from ffgen.classify.rules import (
     parse_role_cadence,
 )
 from ffgen.errors import UsageError
+from ffgen.record import record
 
 # Where each resolved answer came from (``new --format json`` reports it per answer).
 GIVEN, FORCED, DEFAULTED = "given", "forced", "defaulted"
@@ -47,8 +48,9 @@ def mark(sources: Sources | None, before: Answers, after: Answers, how: str) -> 
             sources.setdefault(f.name, how)
 
 
-@dataclass(frozen=True)
+@record
 class Question:
+    """One question of the interview: the answer it asks for and how to read a reply."""
     prop: str
     explanation: str
     choices: tuple[str, ...]

@@ -13,6 +13,7 @@ from enum import Enum
 
 from ffgen.classify.params import ParamSet
 from ffgen.errors import UsageError
+from ffgen.record import record
 
 
 class Acquisition(str, Enum):
@@ -96,8 +97,9 @@ GENERATED_MODULE_NAMES = frozenset({
 })
 
 
-@dataclass(frozen=True)
+@record
 class Supervision:
+    """What a dataset algorithm learns from, with its record type when it is one."""
     kind: SupervisionKind
     record_type: str | None = None
 
@@ -159,7 +161,7 @@ class Answers:
         return replace(self, **changes)
 
 
-@dataclass(frozen=True)
+@record
 class Classification:
     """Complete, consistent answers and everything derived from them."""
 

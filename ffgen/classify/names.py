@@ -5,9 +5,9 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ffgen.errors import UsageError
+from ffgen.record import record
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 # The longest NAME: the key is a module file name and a folder name (examples/<module>/, and
@@ -47,8 +47,9 @@ def acronyms_in(class_names: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-@dataclass(frozen=True)
+@record
 class AlgorithmNames:
+    """NAME's spellings: registry key, module and class stem."""
     key: str  # registry key: my-algo
     module: str  # module and example folder: my_algo
     stem: str  # class stem: MyAlgo

@@ -11,9 +11,9 @@ from __future__ import annotations
 import keyword
 import math
 import re
-from dataclasses import dataclass
 
 from ffgen.errors import UsageError
+from ffgen.record import record
 
 KINDS = ("float", "int", "bool", "str")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -33,7 +33,7 @@ _INTERVAL_RE = re.compile(r"^in\s*([\[(])\s*([^,]+?)\s*,\s*([^\])]+?)\s*([\])])$
 Value = float | int | bool | str
 
 
-@dataclass(frozen=True)
+@record
 class Bounds:
     """An interval; ``None`` leaves that side open-ended."""
 
@@ -64,7 +64,7 @@ class Bounds:
         return text if text.startswith("in ") else re.sub(r"^([<>]=?)", r"\1 ", text)
 
 
-@dataclass(frozen=True)
+@record
 class ParamSpec:
     """One hyperparameter: its field name, type, default and optional constraint."""
 
@@ -93,7 +93,7 @@ class ParamSpec:
         return base[self.kind] + bounds
 
 
-@dataclass(frozen=True)
+@record
 class ParamSet:
     """An algorithm's params in order; the record's ``params`` answer is its text."""
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
+
+from ffgen.record import record
 
 from . import _module, _order, _sequence
 from .base import EditFailure
 
 
-@dataclass(frozen=True)
+@record
 class FromImport:
     """One top-level ``from <dots><module> import ...`` and where it sits in the module body."""
 

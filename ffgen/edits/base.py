@@ -8,17 +8,17 @@ come back as a result with a one-line reason naming the file, never as an except
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 import libcst as cst
 
 from ffgen.errors import TOO_DEEP
+from ffgen.record import record
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
 
 
-@dataclass(frozen=True)
+@record
 class EditResult:
     """Outcome of one edit. ``code`` is the new text when changed, the original text otherwise."""
 

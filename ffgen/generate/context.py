@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 from ffgen.checkout import layout
 from ffgen.checkout.hints import CheckoutHints, ExampleBase, example_base
@@ -15,6 +15,7 @@ from ffgen.generate.param_code import ParamView, param_rows, param_views
 
 @dataclass(frozen=True)
 class RenderContext:
+    """Everything the templates see for one algorithm."""
     # names
     key: str  # "my-algo"
     module: str  # "my_algo"
@@ -83,7 +84,9 @@ class RenderContext:
     train_command: str = "ff-train"
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        # Shallow: the values are immutable, and the templates only read them (``asdict`` would
+        # deep-copy every one, once per rendered file).
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def example_dynamics_type(c: Classification) -> str:

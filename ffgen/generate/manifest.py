@@ -8,15 +8,15 @@ the commands from drifting apart.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 
 from ffgen.checkout import layout
 from ffgen.generate import render
 from ffgen.generate.context import RenderContext
 from ffgen.lifecycle.records import answers_path
+from ffgen.record import record, replace
 
 
-@dataclass(frozen=True)
+@record
 class RenderedFile:
     """A file ffgen owns outright: rendered from a template."""
 
@@ -31,7 +31,7 @@ class RenderedFile:
     text: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RegistryEdit:
     """A shared file ffgen edits in place with a libcst transform."""
 
@@ -42,15 +42,16 @@ class RegistryEdit:
     remove: Callable[[str], object]
 
 
-@dataclass(frozen=True)
+@record
 class Manifest:
+    """What ``new`` writes for one algorithm: rendered files, edits, docs, record."""
     rendered: tuple[RenderedFile, ...]
     edits: tuple[RegistryEdit, ...]
     docs_path: str
     answers_path: str
 
 
-@dataclass(frozen=True)
+@record
 class Entries:
     """Who one algorithm is in the shared files: its key, classes and modules.
 

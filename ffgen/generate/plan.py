@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import Enum
@@ -27,6 +26,7 @@ from ffgen.lifecycle.records import (
     flag_text,
     parse_record,
 )
+from ffgen.record import record as value_record  # "record" names ffgen's records here
 
 
 class Status(str, Enum):
@@ -42,6 +42,7 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class FileChange:
+    """One file the plan creates, updates, deletes or leaves."""
     path: str  # relative to the checkout root
     status: Status
     old: str | None  # current content (None: the file does not exist)
@@ -53,6 +54,8 @@ class FileChange:
 
     def diff(self) -> str:
         deleted = self.status is Status.DELETE
+        import difflib  # only for a diff or a suggestion: most runs need neither
+
         lines = difflib.unified_diff(
             (self.old or "").splitlines(keepends=True),
             self.new.splitlines(keepends=True),
@@ -62,8 +65,9 @@ class FileChange:
         return "".join(lines)
 
 
-@dataclass(frozen=True)
+@value_record
 class Plan:
+    """Every change of one command, for one algorithm."""
     key: str
     changes: tuple[FileChange, ...]
     source: RecordedSource | None = None  # ``new --like`` / ``--extends``: where it started
@@ -274,7 +278,7 @@ def category_stub(category: str, header: str = "") -> str:
     return (f"{header}\n" if header else "") + f'"""{category.capitalize()} trainers."""\n'
 
 
-@dataclass(frozen=True)
+@value_record
 class Rendered:
     """Everything the templates produce for one algorithm: owned files and the docs section."""
 
@@ -290,7 +294,7 @@ def render_all(ctx: RenderContext, manifest: Manifest) -> Rendered:
     return Rendered(files, render.render(render.DOCS_TEMPLATE, ctx).strip())
 
 
-@dataclass(frozen=True)
+@value_record
 class SharedChanges:
     """The plan's edits of shared files, and what the record says about them."""
 

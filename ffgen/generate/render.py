@@ -103,13 +103,18 @@ def compiled_is_current(root: Path, compiled: Path) -> bool:
 
 def compile_templates(root: Path, target: Path) -> None:
     """Write the compiled form of every template under ``root`` into ``target`` (replaced)."""
+    from ffgen.generate import restyle_cache
+
     with tempfile.TemporaryDirectory() as tmp:
         staging = Path(tmp) / "compiled"
-        _make_environment(_source_loader(root)).compile_templates(
+        environment = _make_environment(_source_loader(root))
+        environment.compile_templates(
             str(staging), filter_func=lambda name: name.endswith(_SUFFIX), zip=None,
             ignore_errors=False,
         )
         (staging / _STAMP).write_text(_stamp_module(root), encoding="utf-8")
+        cache = restyle_cache.cache_module(environment, restyle_cache.constant_templates(root))
+        (staging / restyle_cache.MODULE).write_text(cache, encoding="utf-8")
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(staging, target)
 

@@ -14,14 +14,17 @@ import re
 import sys
 
 from ffgen.checkout.style import TYPING, TYPING_ALIASES, CodeStyle, annotation_nodes
+from ffgen.generate.restyle_cache import known_typing
 
 LINE_LENGTH = 100
 _TYPING_LINE = re.compile(r"^from typing import ([^\n()]+)\n", re.MULTILINE)
+_NEWLINE = re.compile(rb"\n")
 
 
 def restyle(text: str, style: CodeStyle) -> str:
     if style.generics == TYPING:
-        text = typing_generics(text)
+        known = known_typing(text)  # a template no context changes: restyled ahead of time
+        text = known if known is not None else typing_generics(text)
     if style.header and not text.startswith(style.header):
         text = f"{style.header}\n{text}"
     return text
@@ -44,11 +47,7 @@ def typing_generics(text: str) -> str:
 
 
 def _line_starts(source: bytes) -> list[int]:
-    starts = [0]
-    for index, byte in enumerate(source):
-        if byte == 0x0A:
-            starts.append(index + 1)
-    return starts
+    return [0, *(match.end() for match in _NEWLINE.finditer(source))]
 
 
 def _span(node: ast.expr, lines: list[int]) -> tuple[int, int]:

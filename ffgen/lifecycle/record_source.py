@@ -7,16 +7,16 @@ part of the record): the source algorithm, its classes and the text of its files
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ffgen.errors import RefusedError
+from ffgen.record import record
 
 if TYPE_CHECKING:
     from ffgen.lifecycle.records import RecordedFile
 
 
-@dataclass(frozen=True)
+@record
 class RecordedSource:
     """Where a ``--like`` / ``--extends`` algorithm started: the source algorithm, its classes,
     and the text of its files at copy time (the base of ``update --from-source``)."""

@@ -10,13 +10,20 @@ re-derived once ffgen changes, so they are kept, but out of the way:
   ``ffgen.lifecycle.record_store.decode``);
 - ``.ffgen/base/shared/<sha256>.b85``: a text several algorithms share (the checklist every
   generated suite imports), stored once however many records list it, and deleted with the last;
+  the same JSON, zlib-compressed (``decode`` tells the two apart by their magic bytes);
 - ``.ffgen/base/.gitattributes``: ``-diff`` and ``linguist-generated``, so reviews and
   ``git diff`` show a changed base as one line, not pages of base85.
 
 One algorithm then costs about 10 KB (2 KB of YAML, 8 KB of base: its ~21 KB of texts); the
-checklist's ~19 KB once per checkout. Encoding is deterministic (sorted keys, fixed settings),
-and a base that decodes to the same texts counts as unchanged, so another liblzma build never
-shows a change.
+checklist's ~22 KB once per checkout. Encoding is deterministic (sorted keys, fixed settings),
+and a base that decodes to the same texts counts as unchanged, so another liblzma or zlib build
+(or a shared base an older ffgen compressed with xz) never shows a change.
+
+Why two compressors: an algorithm's own base is committed once per algorithm, so it takes xz,
+the smaller (zlib's is about 4% larger, which would take an offline DPO past 11 KB); the shared
+checklist is stored once per checkout, where xz's 6% saving is not worth its four times the
+time. xz runs with a 64 KiB dictionary, enough for these texts: its default 8 MiB costs more to
+set up than the compression itself, for the same bytes.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import hashlib
 import json
 import lzma
 import re
+import zlib
 
 from ffgen.errors import RefusedError
 
@@ -44,7 +52,10 @@ def sha256(text: str) -> str:
 
 EXTENSION = ".b85"
 LINE = 100  # characters per line of a base file
-_PRESET = 6  # as small as 9 | EXTREME on these texts, in a third of the time
+_ZLIB_LEVEL = 6  # zlib's default: its smallest (9) saves 0.4% here, for half again the time
+# xz preset 6 (as ``xz`` itself) in a dictionary the texts fit in (see the module docstring)
+_XZ_FILTERS = ({"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 1 << 16},)
+_XZ_MAGIC = b"\xfd7zXZ\x00"  # every xz stream starts so; a zlib stream never does
 
 
 def pack_path(key: str) -> str:
@@ -55,10 +66,11 @@ def blob_path(digest: str) -> str:
     return f"{SHARED_DIR}/{digest}{EXTENSION}"
 
 
-def encode(texts: list[str]) -> str:
-    """The texts, keyed by their sha256, as base85 of xz-compressed JSON."""
+def encode(texts: list[str], *, shared: bool = False) -> str:
+    """The texts, keyed by their sha256, as base85 of compressed JSON: xz, or zlib for a
+    ``shared`` base (see the module docstring)."""
     data = json.dumps({sha256(t): t for t in texts}, sort_keys=True, ensure_ascii=False)
-    packed = base64.b85encode(lzma.compress(data.encode("utf-8"), preset=_PRESET)).decode()
+    packed = base64.b85encode(_compress(data.encode("utf-8"), shared)).decode()
     return "".join(packed[i : i + LINE] + "\n" for i in range(0, len(packed), LINE))
 
 
@@ -66,10 +78,10 @@ def decode(text: str, where: str) -> dict[str, str]:
     """``{sha256: text}`` of a base file; a damaged one is refused naming it."""
     try:
         packed = base64.b85decode("".join(text.split()).encode("ascii"))
-        data = json.loads(lzma.decompress(packed))
-    except (ValueError, lzma.LZMAError, EOFError, UnicodeError):
+        data = json.loads(_decompress(packed))
+    except (ValueError, zlib.error, lzma.LZMAError, EOFError, UnicodeError):
         raise RefusedError(
-            f"{where} is damaged (not ffgen's base85 of xz-compressed JSON); restore it from "
+            f"{where} is damaged (not ffgen's base85 of compressed JSON); restore it from "
             "version control"
         ) from None
     if not isinstance(data, dict) or not all(
@@ -78,6 +90,19 @@ def decode(text: str, where: str) -> dict[str, str]:
         raise RefusedError(f"{where}: a text does not match its sha256; restore it from version "
                            "control")
     return data
+
+
+def _compress(data: bytes, shared: bool) -> bytes:
+    if shared:
+        return zlib.compress(data, _ZLIB_LEVEL)
+    return lzma.compress(data, format=lzma.FORMAT_XZ, filters=list(_XZ_FILTERS))
+
+
+def _decompress(packed: bytes) -> bytes:
+    """xz or zlib, told apart by the magic bytes every xz stream starts with."""
+    if packed.startswith(_XZ_MAGIC):
+        return lzma.decompress(packed, format=lzma.FORMAT_XZ)
+    return zlib.decompress(packed)
 
 
 def unchanged(old: str | None, texts: list[str]) -> bool:
@@ -148,7 +173,7 @@ def externalize(data: dict) -> tuple[list[str], list[str]]:
 def base_files(key: str, own: list[str], shared: list[str]) -> dict[str, str]:
     """The base files holding a record's texts (see the module docstring)."""
     files = {pack_path(key): encode(own)}
-    files.update((blob_path(sha256(text)), encode([text])) for text in shared)
+    files.update((blob_path(sha256(text)), encode([text], shared=True)) for text in shared)
     files[ATTRIBUTES] = ATTRIBUTES_TEXT
     return files
 

@@ -25,6 +25,7 @@ from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
 from ffgen.errors import RefusedError
 from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
+from ffgen.record import record as value_record  # "record" names ffgen's records here
 
 ANSWERS_DIR = ".ffgen/answers"
 FORMAT = 3  # bumped when the record's shape changes
@@ -72,7 +73,7 @@ class RecordedFile:
         return sha256(self.pristine)
 
 
-@dataclass(frozen=True)
+@value_record
 class RecordedEdit:
     """A shared file ffgen edited in place, and what it added there (shown by ``list``)."""
 
@@ -92,6 +93,7 @@ class RecordedDocs:
 
 @dataclass(frozen=True)
 class Record:
+    """ffgen's record of one generated algorithm (``.ffgen/answers/<key>.yml``)."""
     key: str
     ffgen_version: str
     contract: str

@@ -22,15 +22,16 @@ points picked greedily (the one adding the most values not yet covered, ties to 
 enumeration order) until every family and every value of dynamics, state, ownership and finetune
 type is covered; today 7 of 168 points.
 
-Speed: the sandbox is created once and copied per point (its read-only data folders linked, the
-copies on RAM-backed /dev/shm where there is one); points are checked in worker processes (one
-per core), each parsing the template's files once for all its points; each ruff tool runs once
-over all the files; suites of up to ``SUITE_BATCH`` points share one interpreter, so torch is
-imported once per batch; and points whose plans write the same code and configs (``ode`` and
-``any`` dynamics often render one trainer) share one suite run, its outcome reported on each.
-On a terminal the text form shows a progress bar, elsewhere (CI) a plain line per tenth of a
-stage. Missing tools (ruff, or torch for the suites) make their stage "skipped", with the reason,
-instead of failing.
+Speed: the sandbox is created once (its modules byte-compiled once) and copied per point (its
+read-only data folders linked, the copies on RAM-backed /dev/shm where there is one); points are
+checked in worker processes (one per core), each parsing the template's files once for all its
+points; each point's suite starts as soon as the point is written, so the suites overlap the
+other points and ruff: one runner process imports torch once and forks a child per suite, a core
+each (``ffgen.quality.runner``); each ruff tool runs once over all the files; and points whose
+plans write the same code and configs (``ode`` and ``any`` dynamics often render one trainer)
+share one suite run, its outcome reported on each. On a terminal the text form shows a progress
+bar, elsewhere (CI) a plain line per tenth of a stage. Missing tools (ruff, or torch for the
+suites) make their stage "skipped", with the reason, instead of failing.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ffgen.quality.gates import run_ruff, run_suites
+from ffgen.quality.gates import run_ruff
 from ffgen.quality.points import (
     STAGES,
     CheckReport,
@@ -53,7 +54,8 @@ from ffgen.quality.points import (
     legal_points,
     suite_subset,
 )
-from ffgen.quality.stages import check_chunk
+from ffgen.quality.stages import check_chunk, precompile
+from ffgen.quality.suites import SuiteStage
 
 # What the rest of ffgen and the tests use from here (the points are defined in .points).
 __all__ = [
@@ -66,7 +68,7 @@ FORMATS = ("text", "json")
 SERIAL_BELOW = 9
 CHUNK = 6  # points per worker task: small enough for a smooth progress bar
 SHM_MIN_FREE = 1 << 30  # the fast form needs ~60 MB; use /dev/shm only with plenty to spare
-
+POLL_S = 0.05  # how often the suites' progress is read while the points are checked
 
 
 # -- the whole run -------------------------------------------------------------------------------
@@ -82,8 +84,6 @@ def default_jobs() -> int:
 def run_check(*, full: bool = False, jobs: int | None = None, progress=None) -> CheckReport:
     """Check every legal point (see the module docstring); ``progress(stage, total)`` returns a
     callable taking how many items finished, for a progress display."""
-    from ffgen.sandbox import create_sandbox
-
     started = time.perf_counter()
     progress = progress or (lambda stage, total: lambda n: None)
     points = legal_points()
@@ -93,17 +93,24 @@ def run_check(*, full: bool = False, jobs: int | None = None, progress=None) -> 
     skipped: dict[str, str] = {}
     timings = {"classify": time.perf_counter() - started}
     work = Path(tempfile.mkdtemp(prefix="ffgen-check-templates-", dir=_work_base()))
+    advance = progress("points", len(points))  # first: the bars show in the stages' order
+    suites = SuiteStage(work, jobs, skipped, progress("suites", len(subset)))
+
+    def checked(r: PointResult) -> None:  # each point's suite starts as the point is written
+        r.suite = r.index in subset
+        if r.suite and r.failure is None:
+            suites.add(r)
+
     try:
-        template = create_sandbox(work / "template")
-        results = _check_points(template, work, points, jobs, progress("points", len(points)))
-        for r in results:
-            r.suite = r.index in subset
+        template = _template(work)
+        results = _check_points(template, work, points, jobs, advance, checked, suites.poll)
         timings["points"] = time.perf_counter() - started - sum(timings.values())
-        run_ruff(work, results, skipped)
+        run_ruff(work, results, skipped)  # while the suites run
         timings["ruff"] = time.perf_counter() - started - sum(timings.values())
-        run_suites(work, results, jobs, skipped, progress("suites", len(subset)))
+        suites.finish()
         timings["suites"] = time.perf_counter() - started - sum(timings.values())
     finally:
+        suites.stop()
         shutil.rmtree(work, ignore_errors=True)
     timings["cleanup"] = time.perf_counter() - started - sum(timings.values())
     return CheckReport(
@@ -114,6 +121,15 @@ def run_check(*, full: bool = False, jobs: int | None = None, progress=None) -> 
         round(time.perf_counter() - started, 2),
         {k: round(v, 2) for k, v in timings.items()},
     )
+
+
+def _template(work: Path) -> Path:
+    """The sandbox every point copies, its modules byte-compiled once for all the suites."""
+    from ffgen.sandbox import create_sandbox
+
+    template = create_sandbox(work / "template")
+    precompile(template)
+    return template
 
 
 def _work_base() -> str | None:
@@ -127,16 +143,32 @@ def _work_base() -> str | None:
 
 
 def _check_points(
-    template: Path, work: Path, points: list, jobs: int, advance: Callable[[int], None]
+    template: Path,
+    work: Path,
+    points: list,
+    jobs: int,
+    advance: Callable[[int], None],
+    checked: Callable[[PointResult], None],
+    poll: Callable[[], None],
 ) -> list[PointResult]:
+    """Every point's in-process stages; ``checked`` hears of each point as it is done, and
+    ``poll`` is called while waiting for them."""
     items = list(enumerate(points))
     if jobs == 1 or len(items) < SERIAL_BELOW:
         out = []
         for index, c in items:
-            out += check_chunk(str(template), str(work), [(index, c)])
-            advance(1)
+            done = check_chunk(str(template), str(work), [(index, c)])
+            out += done
+            _each(done, checked, advance)
+            poll()
         return out
-    return _in_pool(template, work, items, jobs, advance)
+    return _in_pool(template, work, items, jobs, lambda done: _each(done, checked, advance), poll)
+
+
+def _each(done: list[PointResult], checked, advance) -> None:
+    for r in done:
+        checked(r)
+    advance(len(done))
 
 
 def _start_method() -> str:
@@ -157,20 +189,23 @@ def multiprocessing_methods() -> list[str]:
 
 
 def _in_pool(
-    template: Path, work: Path, items: list, jobs: int, advance: Callable[[int], None]
+    template: Path, work: Path, items: list, jobs: int, finished, poll: Callable[[], None]
 ) -> list[PointResult]:
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     context = multiprocessing.get_context(_start_method())
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
     out: list[PointResult] = []
     with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = [pool.submit(check_chunk, str(template), str(work), chunk) for chunk in chunks]
-        for future in as_completed(futures):
-            done = future.result()
-            out += done
-            advance(len(done))
+        waiting = {pool.submit(check_chunk, str(template), str(work), chunk) for chunk in chunks}
+        while waiting:
+            ready, waiting = wait(waiting, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            for future in ready:
+                done = future.result()
+                out += done
+                finished(done)
+            poll()
     return sorted(out, key=lambda r: r.index)
 
 

@@ -24,6 +24,7 @@ MODEL_TYPE = "toy"
 RECORD_TYPE = "PairRecord"
 ROLES = ("generator", "critic")
 
+
 @dataclass(frozen=True)
 class Failure:
     stage: str

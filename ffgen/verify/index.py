@@ -88,7 +88,7 @@ def walk(node: ast.AST) -> list[ast.AST]:
         return cached
     out = [node]
     for current in out:  # the list grows while it is read: breadth first
-        for name in _child_fields(current.__class__):
+        for name in child_fields(current.__class__):
             value = getattr(current, name, None)
             if value.__class__ is list:
                 out.extend(v for v in value if isinstance(v, ast.AST))
@@ -101,7 +101,7 @@ def walk(node: ast.AST) -> list[ast.AST]:
 def children(node: ast.AST) -> list[ast.AST]:
     """``ast.iter_child_nodes(node)`` as a list, less the expression contexts (as :func:`walk`)."""
     out: list[ast.AST] = []
-    for name in _child_fields(node.__class__):
+    for name in child_fields(node.__class__):
         value = getattr(node, name, None)
         if value.__class__ is list:
             out.extend(v for v in value if isinstance(v, ast.AST))
@@ -118,7 +118,8 @@ _NOT_NODES = frozenset(
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _child_fields(cls: type) -> tuple[str, ...]:
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that can hold child nodes (not names, flags or contexts)."""
     found = _CHILD_FIELDS.get(cls)
     if found is None:
         found = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _NOT_NODES)

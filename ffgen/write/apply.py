@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ffgen import stdout_guard
 from ffgen.checkout import textfile
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
+from ffgen.record import record
 from ffgen.write import journal
 from ffgen.write.paths import check_spelling, safe_relative
 
@@ -126,7 +125,7 @@ def _target(root: Path, change: FileChange) -> Path:
     return path
 
 
-@dataclass(frozen=True)
+@record
 class _Write:
     """One change, ready: where it lands, the bytes it writes (None: a delete), the file's old
     bytes and mode (None: absent)."""
@@ -259,12 +258,13 @@ class _SignalGuard:
         self.previous: dict[int, object] = {}
 
     def __enter__(self) -> _SignalGuard:
-        if threading.current_thread() is not threading.main_thread():
-            return self  # only the main thread receives signals in Python
         for signum in self.SIGNALS:
             if signal.getsignal(signum) is signal.SIG_IGN:
                 continue  # started with the signal ignored (nohup, background job): keep it so
-            self.previous[signum] = signal.signal(signum, self._handle)
+            try:
+                self.previous[signum] = signal.signal(signum, self._handle)
+            except ValueError:  # not the main thread: only the main one receives signals
+                return self
         return self
 
     def _handle(self, signum: int, frame: object) -> None:

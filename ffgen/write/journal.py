@@ -21,11 +21,10 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ffgen.errors import RefusedError
+from ffgen.record import record
 from ffgen.write.lock import checkout_lock
 from ffgen.write.paths import safe_relative
 
@@ -34,16 +33,18 @@ FORMAT = 1
 TMP_SUFFIX = ".ffgen-tmp"
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
+    """One path the apply changes, with what to put back on a rollback."""
     path: str  # relative to the checkout root
     old: bytes | None  # None: the path did not exist
     mode: int | None  # the old file's permission bits
     new_sha256: str | None  # None: the apply deletes the path
 
 
-@dataclass(frozen=True)
+@record
 class Journal:
+    """What an apply is about to change, written before its first write."""
     key: str
     pid: int
     time: str
@@ -52,6 +53,8 @@ class Journal:
 
 
 def new_journal(key: str, entries: Iterable[Entry], created_dirs: Iterable[str]) -> Journal:
+    from datetime import datetime, timezone  # here: a command that only reads never needs it
+
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return Journal(key, os.getpid(), now, tuple(entries), tuple(created_dirs))
 
@@ -67,7 +70,8 @@ def digest(data: bytes) -> str:
 
 def durable_write(path: Path, data: bytes, mode: int) -> None:
     """Replace ``path`` with ``data`` atomically and durably: a temporary sibling, written and
-    fsynced, given ``mode``, renamed over the path. Readers see the old file or the new one."""
+    synced to disk, given ``mode``, renamed over the path. Readers see the old file or the new
+    one."""
     import tempfile
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
@@ -75,12 +79,17 @@ def durable_write(path: Path, data: bytes, mode: int) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            _sync_data(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# fdatasync: the data and what reading it back needs (its size), not the times fsync adds; the
+# rename is made durable by fsyncing the folder. Where the OS has no fdatasync, fsync.
+_sync_data = getattr(os, "fdatasync", os.fsync)
 
 
 def fsync_dirs(folders: Iterable[Path]) -> None:

@@ -18,7 +18,7 @@ from ffgen.classify.rules import legal_classifications
 from ffgen.cli import app
 from ffgen.errors import RefusedError
 from ffgen.generate import render
-from ffgen.quality import gates
+from ffgen.quality import gates, suites
 
 TRAINER_HEADER = "class MyAlgoTrainer(BaseTrainer):\n"
 
@@ -204,11 +204,20 @@ def test_full_runs_the_suite_on_every_point_and_the_fast_form_on_the_subset(monk
     ]
     monkeypatch.setattr(ct, "legal_points", lambda: points)
     chosen: list[list[str]] = []
-    monkeypatch.setattr(
-        ct,
-        "run_suites",
-        lambda work, results, *rest: chosen.append([p.id for p in results if p.suite]),
-    )
+
+    class Recording:  # the suites stage, recording the points handed to it
+        def __init__(self, *args):
+            chosen.append([])
+
+        def add(self, p):
+            chosen[-1].append(p.id)
+
+        def poll(self):
+            pass
+
+        finish = stop = poll
+
+    monkeypatch.setattr(ct, "SuiteStage", Recording)
     monkeypatch.setattr(gates, "ruff_command", lambda: None)
     ct.run_check(full=False)
     ct.run_check(full=True)
@@ -234,6 +243,28 @@ def test_text_form_off_a_terminal_shows_progress_as_plain_lines(monkeypatch):
     assert "\x1b[" not in result.stderr  # no terminal codes in a log
 
 
+def test_a_suite_whose_process_dies_fails_its_point_and_only_its_point(monkeypatch):
+    """Each suite runs in a process of its own: one that dies mid-run (no outcome written) is
+    that point's suite failure, with how it ended; the other point's suite still passes."""
+    _only_points(monkeypatch, ("sft", "grpo"))
+    monkeypatch.setattr(gates, "ruff_command", lambda: None)
+    real = render.render
+
+    def with_dying_test(template, ctx):
+        text = real(template, ctx)
+        if template == render.TEST_TEMPLATE and ctx.family == "grpo":
+            text += "\n\ndef test_dies():\n    import os\n\n    os._exit(3)\n"
+        return text
+
+    monkeypatch.setattr(render, "render", with_dying_test)
+    code, payload = _json("--full")
+    assert code == 1
+    sft, grpo = payload["points"]
+    assert grpo["failure"]["stage"] == "suite"
+    assert "ended with status" in grpo["failure"]["detail"], grpo["failure"]
+    assert sft["stages"]["suite"] == "passed"
+
+
 def test_points_that_leave_the_same_files_share_one_suite_run(monkeypatch):
     """Dynamics ``ode`` and ``any`` render one AWM trainer: one suite run serves both points,
     and a failure of it is reported on both; a point with other files gets its own run."""
@@ -251,13 +282,25 @@ def test_points_that_leave_the_same_files_share_one_suite_run(monkeypatch):
     monkeypatch.setattr(gates, "suite_skip_reason", lambda: "")
     ran: list[str] = []
 
-    def fake_batch(work, batch):
-        for p in batch:
-            ran.append(p.id)
-            p.failure = gates.Failure("suite", "generated suite failed: test_x")
-        return batch
+    class FailingRunner:  # the runner process, every suite it is sent failing
+        def __init__(self, work, jobs):
+            pass
 
-    monkeypatch.setattr(gates, "_suite_batch", fake_batch)
+        def send(self, item):
+            ran.append(item["id"])
+
+        def poll(self, wait=0.0):
+            return []
+
+        def close(self, finished):
+            for pid in ran:
+                finished(pid)
+            return {"": "", **{pid: {"exit": 1, "failed": ["test_x"]} for pid in ran}}
+
+        def stop(self):
+            pass
+
+    monkeypatch.setattr(suites, "SuiteRunner", FailingRunner)
     report = ct.run_check(full=True)
     digests = [p.files_digest for p in report.points]
     assert digests[0] == digests[1] != digests[2] and all(digests)

@@ -49,3 +49,22 @@ def test_an_edited_template_is_rendered_from_its_source(tmp_path, monkeypatch):
     monkeypatch.setattr(render, "templates_root", lambda: root)
     monkeypatch.setattr(render, "_environment", render._environment.__wrapped__)
     assert render_skill().endswith("edited after compiling\n")
+
+
+def test_a_template_no_context_changes_is_restyled_ahead_of_time_and_the_same(monkeypatch):
+    from ffgen.generate import restyle_cache
+    from ffgen.generate.restyle import typing_generics
+
+    names = restyle_cache.constant_templates(render.templates_root())
+    assert render.CHECKLIST_TEMPLATE in names  # the big one: 60 KB of Python
+    text = render._environment().get_template(render.CHECKLIST_TEMPLATE).render()
+    stored = restyle_cache.known_typing(text)
+    assert stored is not None, f"stale: {REGENERATE}"
+    assert stored == typing_generics(text) != text
+    assert restyle_cache.known_typing(text + "\n") is None  # any other text: restyled as before
+    restyle_cache._table.cache_clear()
+    monkeypatch.setattr(restyle_cache, "code_stamp", lambda: "other restyling code")
+    try:
+        assert restyle_cache.known_typing(text) is None  # made by other code: not used
+    finally:
+        restyle_cache._table.cache_clear()

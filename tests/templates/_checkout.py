@@ -87,8 +87,13 @@ def generate(tmp: Path, case: str, name: str | None = None) -> Generated:
     return Generated(root, ctx)
 
 
-def run_train(root: Path, config: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``python -m flow_factory.train CONFIG`` on the copy (``PYTHONPATH=<root>/src``)."""
+def run_train(root: Path, config: Path, timeout: float = 120,
+              server=None) -> subprocess.CompletedProcess:
+    """``python -m flow_factory.train CONFIG`` on the copy (``PYTHONPATH=<root>/src``); with the
+    ``suite_server`` fixture, in a child of the server (torch imported already)."""
+    if server is not None:
+        out = root.parent / f"{root.name}-train-{len(list(root.parent.glob('*-train-*')))}"
+        return server.completed("train", root, out, config=str(config))
     env = {**os.environ, "PYTHONPATH": str(root / "src"), "PYTHONDONTWRITEBYTECODE": "1",
            "OMP_NUM_THREADS": "1"}
     return subprocess.run(

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import json
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -172,25 +171,24 @@ def workdir(tmp_path_factory):
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _probe(generated, out: Path) -> dict:
+def _probe(generated, out: Path, server) -> dict:
+    """``python _probe.py ...`` in the copy (``PYTHONPATH=<root>/src``), a child of the
+    session's ``suite_server`` (torch imported already)."""
     ctx = generated.ctx
-    env = {**os.environ, "PYTHONPATH": str(generated.root / "src"), "OMP_NUM_THREADS": "1",
-           "PYTHONDONTWRITEBYTECODE": "1"}
     module = ctx.trainer_dotted.rsplit(".", 1)[0]
-    result = subprocess.run(
-        [sys.executable, str(PROBE), str(generated.example), module, ctx.test_path, str(out)],
-        cwd=generated.root, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )
+    args = [str(generated.example), module, ctx.test_path, str(out)]
+    result = server.completed("script", generated.root, out.with_suffix(".run"),
+                              path=str(PROBE), args=args)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return json.loads(out.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("case", FAMILIES)
-def test_family_trains(case, workdir):
+def test_family_trains(case, workdir, suite_server):
     """Measured with the fixed seeds (see the module docstring for the numbers)."""
     generated = generate(workdir, case)
     family = generated.ctx.family
-    result = run_train(generated.root, generated.example)
+    result = run_train(generated.root, generated.example, server=suite_server)
     assert result.returncode == 0, result.stderr[-3000:]
     rows = parse_cycles(result.stdout)
     assert len(rows) >= 2 and [r[0] for r in rows] == list(range(len(rows)))
@@ -210,7 +208,7 @@ def test_family_trains(case, workdir):
         ratio = {"sft": 0.85, "record": 0.85, "offline_dpo": 0.5, "opd": 0.5}[family]
         assert losses[-1] <= ratio * losses[0], losses
 
-    checks = _probe(generated, workdir / f"{case}.json")
+    checks = _probe(generated, workdir / f"{case}.json", suite_server)
     assert checks["hook_removed_rejected"] == "ok"
     assert checks["contract_mismatch_rejected"] == "ok"
     assert checks["model_work_before_rejection"] == []

@@ -4,8 +4,9 @@ For one algorithm per family (plus multi-role ownership) the generated trainer a
 files are run with pytest in a subprocess, first against the files as generated (every test
 passes, in well under 10 s of CPU), then against deliberately broken variants of the trainer or
 the arguments module (each must make the suite fail, first in the test of the rule it breaks).
-Each family's ``--state structured`` twin is generated into the same sandbox and run in the same
-interpreter (``_suite_runner.py``), so torch is imported once per family. The checks that start
+Each family's ``--state structured`` twin is generated into the same sandbox; every run is a
+child of the session's ``suite_server`` (``_suite_runner.py``), so torch is imported once per
+test session. The checks that start
 worker processes carry the ``distributed`` marker, which ``-m`` selects under ``--strict-markers``
 with or without the checkout's registration of it. Statically, over every
 legal classification: the suites' fake adapter takes what the real ``BaseAdapter`` hooks take (the
@@ -16,10 +17,8 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,6 @@ from _suite_mutants import MUTANTS, STRUCTURED_MUTANTS, A, Mutant, T
 
 from ffgen.generate import render
 
-RUNNER = Path(__file__).with_name("_suite_runner.py")
 CASES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "sft_multi_role",
          "opd_multi_role")
 # Cases whose ``--state structured`` twin is generated and run beside them.
@@ -215,63 +213,50 @@ DISTRIBUTED_CHECKS = {"test_two_processes_end_with_identical_weights",
 STRICT = ["--strict-markers", "-W", "error::pytest.PytestUnknownMarkWarning"]
 
 
-def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
+def _pytest(server, root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``python -m pytest ARGS`` in ``root`` (``PYTHONPATH=<root>/src``), a child of the
+    server."""
+    out = root.parent / f"pytest-{len(list(root.parent.glob('pytest-*')))}"
+    return server.completed("pytest", root, out, args=["-p", "no:cacheprovider", *args])
 
 
-def _selected(root: Path, test_path: str, expression: str) -> set[str]:
+def _selected(server, root: Path, test_path: str, expression: str) -> set[str]:
     """The checks of ``test_path`` that ``-m expression`` selects, collected under strict
     markers (an unregistered marker fails, and so does its warning)."""
-    result = _pytest(root, "--collect-only", "-q", *STRICT, "-m", expression, test_path)
+    result = _pytest(server, root, "--collect-only", "-q", *STRICT, "-m", expression, test_path)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     return {line.rsplit("::", 1)[1] for line in result.stdout.splitlines() if "::" in line}
 
 
-def test_the_distributed_marker_selects_exactly_the_worker_checks(tmp_path):
+def test_the_distributed_marker_selects_exactly_the_worker_checks(tmp_path, suite_server):
     """In the sandbox its pytest configuration registers ``distributed``; in a checkout whose
     configuration does not (a real Flow-Factory checkout has none), the checklist registers it
     as it is imported. Either way ``-m`` works under ``--strict-markers``, with no warning."""
     root = copy_sandbox(tmp_path / "sandbox")
     new_algorithm(root, "gen-sft", FAMILY_FLAGS["sft"])
     test_path = family_context("sft", "gen-sft").test_path
-    markers = _pytest(root, "--markers", *STRICT)
+    markers = _pytest(suite_server, root, "--markers", *STRICT)
     assert "@pytest.mark.distributed:" in markers.stdout, markers.stdout[-2000:]
-    assert _selected(root, test_path, "distributed") == DISTRIBUTED_CHECKS
+    assert _selected(suite_server, root, test_path, "distributed") == DISTRIBUTED_CHECKS
 
     bare = tmp_path / "bare"
     shutil.copytree(root, bare)
     pyproject = bare / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8")
     pyproject.write_text(text[: text.index("[tool.pytest.ini_options]")], encoding="utf-8")
-    assert "distributed" not in _pytest(bare, "--markers").stdout
-    kept = _selected(bare, test_path, "not distributed")
+    assert "distributed" not in _pytest(suite_server, bare, "--markers").stdout
+    kept = _selected(suite_server, bare, test_path, "not distributed")
     assert kept and not kept & DISTRIBUTED_CHECKS
     assert "test_model_only_checkpoint_restores_the_trained_weights_exactly" in kept
 
 
-def _run_jobs(root: Path, jobs: list[dict[str, object]], tmp: Path) -> tuple[dict, str]:
-    """Run the jobs in one ``_suite_runner`` subprocess: (results by job, the end of its log)."""
-    spec, out = tmp / "jobs.json", tmp / "results.json"
-    spec.write_text(json.dumps(jobs), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "OMP_NUM_THREADS": "1",
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(
-        [sys.executable, str(RUNNER), str(root), str(spec), str(out)],
-        cwd=root, env=env, capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-3000:]
-    return json.loads(out.read_text(encoding="utf-8")), result.stdout[-6000:]
-
-
 @pytest.mark.parametrize("case", CASES)
-def test_generated_suite_passes_and_fails_on_every_mutant(case, tmp_path):
+def test_generated_suite_passes_and_fails_on_every_mutant(case, tmp_path, suite_server):
     generated = _generate(tmp_path, case)
     root = next(iter(generated.values()))[0].root
     jobs = [_job(g, name, mutants) for name, (g, mutants) in generated.items()]
-    results, log = _run_jobs(root, jobs, tmp_path)
+    results = suite_server.run_jobs(root, jobs, tmp_path)
+    log = f"the runs' output: {tmp_path / 'results.logs'}"
     for name, (_, mutants) in generated.items():
         outcomes = dict(results[name])
         clean = outcomes.pop("")

@@ -5,9 +5,9 @@ the real adapter path, never loaded: the suites' fakes replace the model, and ``
 not checked when arguments are parsed, in the real framework as in the sandbox) and SD3.5
 example configs (the faithful fixture's: the real GRPO one and the SFT and offline-DPO ones).
 ``ffgen new ... --model-type sd3-5`` then writes one algorithm per family; their generated
-suites run in one interpreter (``_suite_runner.py``) and must pass, and each generated example
-must parse with the copy's ``Arguments.from_dict`` and load every setting its base example's
-``model:`` block needs with the base's value.
+suites run as children of the session's ``suite_server`` (``_suite_runner.py``) and must pass,
+and each generated example must parse with the copy's ``Arguments.from_dict`` and load every
+setting its base example's ``model:`` block needs with the base's value.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ BASE_EXAMPLES = (
     "offline_dpo/lora/sd3_5/default.yaml",
 )
 NON_TOY_CASES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "opd_multi_role", "dmd")
-RUNNER = Path(__file__).with_name("_suite_runner.py")
 LOADER = Path(__file__).with_name("_load_examples.py")
 # CPU time of one clean suite run, as for the toy suites (torch already imported).
 CLEAN_RUN_CPU_SECONDS = 10.0
@@ -92,18 +91,14 @@ def _run(root: Path, script: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, check=False)
 
 
-def test_generated_suites_pass_for_sd3_5(checkout):
+def test_generated_suites_pass_for_sd3_5(checkout, suite_server):
     root, contexts = checkout
     jobs = [{"name": case, "tests": [ctx.args_test_path, ctx.test_path], "mutants": {}}
             for case, ctx in contexts.items()]
-    spec, out = root.parent / "jobs.json", root.parent / "results.json"
-    spec.write_text(json.dumps(jobs), encoding="utf-8")
-    result = _run(root, RUNNER, str(root), str(spec), str(out))
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-3000:]
-    results = json.loads(out.read_text(encoding="utf-8"))
+    results = suite_server.run_jobs(root, jobs, root.parent)
     failed = {case: outcome[""] for case, outcome in results.items()
               if (outcome[""]["exit"], outcome[""]["failed"]) != (0, [])}
-    assert not failed, (failed, result.stdout[-6000:])
+    assert not failed, (failed, f"the runs' output: {root.parent / 'results.logs'}")
     slow = {case: outcome[""]["cpu_seconds"] for case, outcome in results.items()
             if outcome[""]["cpu_seconds"] >= CLEAN_RUN_CPU_SECONDS}
     assert not slow, slow

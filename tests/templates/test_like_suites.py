@@ -2,30 +2,26 @@
 
 One sandbox holds the whole matrix: a copy of each hand-written sandbox algorithm (``sft``,
 ``offline-dpo``), a copy of one generated algorithm per family ffgen generates, and a strict
-extension of a generated ``grpo``. Every copy's suite runs in one ``_suite_runner`` process
-(torch imported once), clean and, for the copy of a hand-written trainer, against two mutants
-that the suite must catch (so a copy's suite is not one that cannot fail); each copy then
-trains through ``python -m flow_factory.train`` on its example.
+extension of a generated ``grpo``. Every copy's suite runs in a child of the session's
+``suite_server`` (torch imported once), clean and, for the copy of a hand-written trainer,
+against two mutants that the suite must catch (so a copy's suite is not one that cannot fail);
+each copy then trains through ``python -m flow_factory.train`` on its example (run as ``-m`` runs
+it, in a child of the server).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 from _checkout import FAMILY_FLAGS, copy_sandbox, new_algorithm, parse_cycles, run_train
 from typer.testing import CliRunner
 
 from ffgen.checkout import layout
 from ffgen.cli import app
 
-RUNNER = Path(__file__).with_name("_suite_runner.py")
 HAND_WRITTEN = {"like-sft": "sft", "like-offline-dpo": "offline-dpo"}
-GENERATED = {f"like-{case.replace('_', '-')}": f"src-{case.replace('_', '-')}"
+# "like-gen-*": the copies of generated algorithms, apart from the hand-written ones' "like-*"
+GENERATED = {f"like-gen-{case.replace('_', '-')}": f"src-{case.replace('_', '-')}"
              for case in FAMILY_FLAGS}
 EXTENDED = {"ext-grpo": "grpo"}
 CASES = (*HAND_WRITTEN, *GENERATED, *EXTENDED)
@@ -59,28 +55,16 @@ MUTANT_CATCHER = {
 }
 
 
-def _run_suites(root: Path, tmp: Path) -> dict:
-    jobs = [
+def _jobs(root: Path) -> list[dict]:
+    return [
         {"name": key,
          "tests": [layout.test_path(_module(key)), layout.args_test_path(_module(key))],
          "mutants": _mutants(root) if key == "like-sft" else {}}
         for key in CASES
     ]
-    spec, out = tmp / "jobs.json", tmp / "results.json"
-    spec.write_text(json.dumps(jobs), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "OMP_NUM_THREADS": "1",
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    result = subprocess.run(
-        [sys.executable, str(RUNNER), str(root), str(spec), str(out)],
-        cwd=root, env=env, capture_output=True, text=True, timeout=900, check=False,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-3000:]
-    return json.loads(out.read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def matrix(tmp_path_factory) -> tuple[Path, dict]:
-    tmp = tmp_path_factory.mktemp("like")
+def _matrix(tmp: Path, suite_server) -> tuple[Path, dict]:
     root = copy_sandbox(tmp / "checkout")
     for case, flags in FAMILY_FLAGS.items():
         new_algorithm(root, f"src-{case.replace('_', '-')}", flags)
@@ -89,18 +73,27 @@ def matrix(tmp_path_factory) -> tuple[Path, dict]:
         _copy(root, name, "--like", key)
     for name, key in EXTENDED.items():
         _copy(root, name, "--extends", key)
-    return root, _run_suites(root, tmp)
+    return root, suite_server.run_jobs(root, _jobs(root), tmp)
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_every_copy_passes_its_suite_and_trains(matrix, case):
-    root, results = matrix
-    clean = results[case][""]
-    assert clean["exit"] == 0, clean
-    for mutant, outcome in results[case].items():
-        if mutant:
-            assert outcome["exit"] == 1 and MUTANT_CATCHER[mutant] in " ".join(outcome["failed"])
+def _problems(root: Path, case: str, outcomes: dict, suite_server) -> list[str]:
+    """What is wrong with one copy: its suite, a mutant it misses, its training run."""
+    if outcomes[""]["exit"] != 0:
+        return [f"suite failed: {outcomes['']}"]
+    missed = [mutant for mutant, outcome in outcomes.items() if mutant and not (
+        outcome["exit"] == 1 and MUTANT_CATCHER[mutant] in " ".join(outcome["failed"]))]
     example = root / layout.example_path(_module(case), "lora", "toy")
-    run = run_train(root, example)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
-    assert len(parse_cycles(run.stdout)) >= 2, run.stdout[-2000:]
+    run = run_train(root, example, server=suite_server)
+    if run.returncode != 0:
+        return [*missed, f"training failed: {run.stdout[-1000:]}{run.stderr[-2000:]}"]
+    if len(parse_cycles(run.stdout)) < 2:
+        return [*missed, f"fewer than two cycles: {run.stdout[-1000:]}"]
+    return missed
+
+
+def test_every_copy_passes_its_suite_and_trains(tmp_path, suite_server):
+    """One test for the whole matrix, so that one xdist worker builds it (a module fixture
+    shared by one test per case was built again in each worker that ran some of them)."""
+    root, results = _matrix(tmp_path, suite_server)
+    problems = {case: _problems(root, case, results[case], suite_server) for case in CASES}
+    assert not {case: found for case, found in problems.items() if found}

@@ -5,15 +5,20 @@ from __future__ import annotations
 import pytest
 
 from ffgen.errors import UsageError
-from tests.verify.conftest import TRAINERS, beyond_baseline
+from tests.verify.conftest import ARGS, TRAINERS, beyond_baseline
 
 EXC = ".ffgen-verify.yaml"
 
 
 def _seed(checkout) -> None:
+    """NFT's trainer subclasses AWM's (FF305: not a sanctioned extension). Its arguments extend
+    AWM's too, so the AWM methods it inherits find the fields they read (no FF708)."""
     checkout.edit(f"{TRAINERS}/rl/nft.py", "from ..abc import BaseTrainer",
                   "from .awm import AWMTrainer")
     checkout.edit(f"{TRAINERS}/rl/nft.py", "(BaseTrainer)", "(AWMTrainer)")
+    checkout.edit(f"{ARGS}/nft.py", "from ._base import TrainingArguments,",
+                  "from .awm import AWMTrainingArguments\nfrom ._base import TrainingArguments,")
+    checkout.edit(f"{ARGS}/nft.py", "(TrainingArguments)", "(AWMTrainingArguments)")
 
 
 def test_accepted_exception_hides_one_rule_for_one_algorithm(checkout):

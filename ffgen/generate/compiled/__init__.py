@@ -4,4 +4,4 @@ Regenerate with ``python -m ffgen.generate.render --write``; ffgen.generate.rend
 these modules only while STAMP matches the template sources and the Jinja version.
 """
 
-STAMP = 'jinja2 3.1.6, templates sha256 b71ee225848262e3976a6e89c1861a58898b482b7f073a6be8c3a418019612bf'
+STAMP = 'jinja2 3.1.6, templates sha256 580e353eb1dd2b6a3e51ced648f7c7391e046d803dbca59e7b7ad671c6c4785e'

@@ -47,6 +47,7 @@ PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractpropert
 
 @dataclass(frozen=True)
 class Member:
+    """A method or attribute a checkout class offers, and where it is defined."""
     name: str
     kind: str
     owner: str  # the class that defines it

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ffgen.generate.conformance.findings import Finding
@@ -21,14 +19,16 @@ from ffgen.generate.conformance.members import (
 from ffgen.generate.conformance.signatures import Signature, bind, call_problem, override_problem
 from ffgen.generate.conformance.symbols import ClassRef, in_package
 from ffgen.generate.conformance.types import class_names
+from ffgen.record import record
 
 if TYPE_CHECKING:
     from ffgen.generate.conformance.file_check import FileCheck
     from ffgen.generate.conformance.local_types import LocalTypes
 
 
-@dataclass(frozen=True)
+@record
 class ClassCheck:
+    """The checks of one generated class of a rendered file."""
     file: FileCheck
     cls: ClassRef
 
@@ -68,7 +68,7 @@ class ClassCheck:
 LISTED_MEMBERS = 12
 
 
-@dataclass(frozen=True)
+@record
 class ScopeCheck:
     """Rules 2, 3, 4 and 6 inside one function of a rendered file: a method of a generated class
     (``env.cls``: its receiver is that class) or any other function (no receiver)."""
@@ -139,6 +139,8 @@ class ScopeCheck:
         large = owner == self.cls or owner == self.index.adapter_class()
         if not large and len(public) <= LISTED_MEMBERS:
             return f"this checkout's {label} has {', '.join(public) or 'no public members'}"
+        import difflib  # only for a diff or a suggestion: most runs need neither
+
         close = difflib.get_close_matches(name, names, cutoff=0.6)
         if close:
             return f"this checkout has {', '.join(close)}"

@@ -6,6 +6,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ffgen.record import record
+
 POSONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = (
     "posonly",
     "positional",
@@ -17,6 +19,7 @@ POSONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = (
 
 @dataclass(frozen=True)
 class Param:
+    """One parameter of a signature, as the checkout declares it."""
     name: str
     kind: str
     default: str | None = None  # source text of the default; None: required (or * / **)
@@ -29,8 +32,9 @@ class Param:
         return self.default is None and self.kind in (POSONLY, POSITIONAL, KEYWORD_ONLY)
 
 
-@dataclass(frozen=True)
+@record
 class Signature:
+    """A function's parameters, in order, as the checkout declares them."""
     name: str
     params: tuple[Param, ...]
 

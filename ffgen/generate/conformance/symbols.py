@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+
+from ffgen.record import record
 
 PACKAGE = "flow_factory"
 
 
-@dataclass(frozen=True)
+@record
 class Module:
+    """One module as conformance reads it: its definitions and imports."""
     dotted: str
     path: str | None  # None: a namespace package (a folder without __init__.py)
     is_package: bool
@@ -22,8 +24,9 @@ class Module:
     open_ended: bool  # module __getattr__ or unparsable: names we cannot see may exist
 
 
-@dataclass(frozen=True)
+@record
 class Symbol:
+    """What a name resolves to: a module, class, function or value, or nothing."""
     kind: str  # "module" | "class" | "function" | "value" | "external" | "missing"
     module: str  # the defining module (for "missing": the module that lacks it)
     name: str | None  # None for a module
@@ -34,8 +37,9 @@ class Symbol:
         return self.module if self.name is None else f"{self.module}.{self.name}"
 
 
-@dataclass(frozen=True)
+@record
 class ClassRef:
+    """A class of the checkout or of a rendered file, with the module that defines it."""
     module: str
     name: str
     node: ast.ClassDef
@@ -46,7 +50,7 @@ class ClassRef:
         return self.module, self.name, self.node.lineno
 
 
-@dataclass(frozen=True)
+@record
 class Opaque:
     """A base class we cannot read; ``open`` when it may define any member."""
 

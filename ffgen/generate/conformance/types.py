@@ -4,7 +4,6 @@ annotated so admits."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ffgen.generate.conformance.members import (
@@ -17,19 +16,20 @@ from ffgen.generate.conformance.members import (
     is_name,
 )
 from ffgen.generate.conformance.symbols import ClassRef, Opaque, Symbol
+from ffgen.record import record
 
 if TYPE_CHECKING:
     from ffgen.generate.conformance.index import Index
 
 
-@dataclass(frozen=True)
+@record
 class TupleOf:
     """A fixed-length tuple (``Tuple[A, B]``): what unpacking it gives, item by item."""
 
     items: tuple[Type | None, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ItemsOf:
     """An iterable of one item type (``List[A]``, ``Iterator[A]``): what a loop over it gives."""
 
@@ -41,7 +41,7 @@ class ItemsOf:
 Type = ClassRef | TupleOf | ItemsOf
 
 
-@dataclass(frozen=True)
+@record
 class Expect:
     """What a parameter's annotation admits, where that is clear: checkout classes and a few
     kinds no checkout class can be unless it derives from outside the checkout (``Mapping``,

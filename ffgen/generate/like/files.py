@@ -58,7 +58,7 @@ def source_record(
 
 def with_texts(src: RecordedSource, view: CheckoutView) -> RecordedSource:
     """The same source with its files' text as the checkout holds them now."""
-    from dataclasses import replace
+    from ffgen.record import replace
 
     texts = tuple(RecordedFile(f.path, view.read(f.path) or "") for f in src.texts)
     return replace(src, texts=texts)

@@ -44,6 +44,7 @@ Written by ``ffgen new`` with the first algorithm that uses it and removed with 
 ``ffgen update`` brings it to today's templates and keeps your edits.
 """
 
+import copy
 import dataclasses
 import importlib
 import multiprocessing
@@ -108,6 +109,8 @@ DISTRIBUTED = "distributed"
 DISTRIBUTED_HELP = "starts worker processes (two CPU ranks over gloo); skip: -m 'not distributed'"
 EMA_DECAY = 0.5  # the fake adapter's EMA: ema = EMA_DECAY * ema + (1 - EMA_DECAY) * weight
 TEACHER_WEIGHT = 1.0  # the weight of every teacher the fakes load
+# Example config text -> its parsed form: parsed once, not once per check (most of a check's time)
+_PARSED_EXAMPLES: dict[str, dict] = {}
 
 
 def _register_distributed_marker():
@@ -483,7 +486,11 @@ class AlgorithmChecks:
     # -- facts read from the checkout
     @classmethod
     def example(cls) -> dict:
-        return yaml.safe_load((ROOT / cls.EXAMPLE).read_text(encoding="utf-8"))
+        """The example config as ``yaml.safe_load`` reads it; a copy of its own each call."""
+        text = (ROOT / cls.EXAMPLE).read_text(encoding="utf-8")
+        if text not in _PARSED_EXAMPLES:
+            _PARSED_EXAMPLES[text] = yaml.safe_load(text)
+        return copy.deepcopy(_PARSED_EXAMPLES[text])
 
     @classmethod
     def example_args(cls):
