@@ -10,8 +10,11 @@ from every built-in plans, conforms and verifies.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -291,6 +294,82 @@ def test_the_checkout_s_own_declaration_of_sanctioned_extensions_is_read(runner,
     assert "sanctions strict extensions of sft only" in refused.stderr
 
 
+# -- a source that inherits trainer_type ---------------------------------------------------
+
+# The sandbox's SFT reshaped like most real built-ins (GRPO, NFT, DMD2, ...): no trainer_type of
+# its own and no check of it; it inherits TrainingArguments' field (default "grpo").
+SFT_FIELD = (
+    '    trainer_type: Literal["sft"] = field(default="sft", '
+    'metadata={"help": "Registry key."})\n\n'
+)
+SFT_CHECK = (
+    '        if self.trainer_type != "sft":\n'
+    "            raise ValueError(f\"train.trainer_type must be 'sft', "
+    'got {self.trainer_type!r}")\n'
+)
+
+
+def _inherit_trainer_type(root: Path) -> None:
+    path = root / f"{ARGS}/sft.py"
+    text = path.read_text()
+    assert SFT_FIELD in text and SFT_CHECK in text
+    path.write_text(text.replace(SFT_FIELD, "").replace(SFT_CHECK, ""))
+
+
+def _args_suite(root: Path, module: str) -> subprocess.CompletedProcess:
+    """The copy's generated arguments suite, run as its file says (``PYTHONPATH=src pytest``)."""
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-p", "no:randomly", f"tests/hparams/test_{module}_args.py"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_a_copy_of_a_source_inheriting_trainer_type_selects_and_checks_its_own_key(
+    runner, sandbox
+):
+    """The copy declares ``Literal["my-sft"]`` and refuses a foreign key, so its generated suite
+    passes (today's copy inherited "grpo" and refused nothing); verify, a re-run, ``check`` and
+    ``remove`` stay exact."""
+    _inherit_trainer_type(sandbox)
+    before = snapshot(sandbox)
+    assert like(runner, sandbox, "my-sft", "--like", "sft").exit_code == 0
+    args = (sandbox / f"{ARGS}/my_sft.py").read_text()
+    assert 'trainer_type: Literal["my-sft"] = field(\n        default="my-sft",' in args
+    post_init = args.split("def __post_init__(self) -> None:\n", 1)[1]
+    assert post_init.startswith(
+        '        super().__post_init__()\n        if self.trainer_type != "my-sft":\n'
+    )
+    assert verify_errors(sandbox) == []
+    suite = _args_suite(sandbox, "my_sft")
+    assert suite.returncode == 0, suite.stdout[-3000:] + suite.stderr[-2000:]
+    written = snapshot(sandbox)
+    again = like(runner, sandbox, "my-sft", "--like", "sft", "--format", "json")
+    assert {f["status"] for f in json_out(again)["files"]} == {"IDENTICAL"}
+    checked = ffgen(runner, "check", "--checkout", str(sandbox))
+    assert checked.exit_code == 0, checked.output
+    assert snapshot(sandbox) == written
+    assert ffgen(runner, "remove", "my-sft", "--checkout", str(sandbox)).exit_code == 0
+    assert snapshot(sandbox) == before
+
+
+def test_update_from_source_of_such_a_copy_keeps_its_own_trainer_type(runner, sandbox):
+    _inherit_trainer_type(sandbox)
+    assert like(runner, sandbox, "my-sft", "--like", "sft").exit_code == 0
+    path = sandbox / f"{ARGS}/sft.py"
+    path.write_text(path.read_text().replace(
+        "        super().__post_init__()\n",
+        "        super().__post_init__()\n        self.seed = int(self.seed)\n",
+    ))
+    merged = ffgen(runner, "update", "my-sft", "--from-source", "--checkout", str(sandbox))
+    assert merged.exit_code == 0, merged.output
+    args = (sandbox / f"{ARGS}/my_sft.py").read_text()
+    assert args.count("trainer_type: Literal[") == 1 and "self.seed = int(self.seed)" in args
+    assert args.count('if self.trainer_type != "my-sft":') == 1
+    assert verify_errors(sandbox) == []
+
+
 # -- the faithful fixture -------------------------------------------------------------------
 
 
@@ -322,6 +401,10 @@ def test_like_every_faithful_built_in_plans_conforms_and_verifies(faithful, key)
     assert {f.rule_id for f in copied} <= {f.rule_id for f in source}
     trainer = next(c.new for c in plan.changes if c.path.startswith(TRAINERS) and "copy_" in c.path)
     assert f"ffgen new copy-{key} --like {key}" in trainer
+    # selected and checked by its own key, whether the source declares trainer_type or inherits it
+    args = _copied_args(plan, f"copy_{key.replace('-', '_')}")
+    assert args.count(f'trainer_type: Literal["copy-{key}"] = field(') == 1
+    assert args.count(f'if self.trainer_type != "copy-{key}":') == 1
 
 
 def test_like_grpo_on_the_faithful_fixture_renames_nothing_it_should_not(faithful, tmp_path):
@@ -346,6 +429,40 @@ def test_like_grpo_on_the_faithful_fixture_renames_nothing_it_should_not(faithfu
     assert '"grpo-guard": "flow_factory.trainers.rl.grpo.GRPOGuardTrainer",' in registry
     changed = {c.path for c in plan.changes if c.status.value in ("CREATE", "UPDATE")}
     assert f"{TRAINERS}/rl/grpo.py" not in changed
+
+
+def _copied_args(plan, module: str) -> str:
+    return next(c.new for c in plan.changes if c.path == f"{ARGS}/{module}.py")
+
+
+def test_like_faithful_grpo_gives_the_copy_its_own_trainer_type_and_check(faithful):
+    """Real GRPO inherits ``trainer_type`` from TrainingArguments: the copy declares its key as
+    SFT does (first field) and refuses another right after ``super().__post_init__()``; the
+    comment saying GRPO does not redeclare it is not carried over (no longer true)."""
+    args = _copied_args(_plan(faithful, "my-x", {}, like="grpo"), "my_x")
+    body = args.split("class MyXTrainingArguments(TrainingArguments):\n", 1)[1]
+    assert body.startswith('    trainer_type: Literal["my-x"] = field(\n        default="my-x", ')
+    assert "not redeclared" not in args
+    assert "from dataclasses import dataclass, field\nfrom typing import Any, Literal\n" in args
+    assert (
+        "        super().__post_init__()\n"
+        '        if self.trainer_type != "my-x":\n'
+        "            raise ValueError(\n"
+        "                \"MyXTrainingArguments requires train.trainer_type='my-x', \"\n"
+        '                f"got {self.trainer_type!r}"\n'
+        "            )\n"
+        "        self.kl_beta = float(self.kl_beta)\n"
+    ) in args
+
+
+def test_like_faithful_sft_keeps_its_own_trainer_type_and_check_as_they_are(faithful):
+    """SFT declares and checks its key: the copy has them once, renamed, nothing added."""
+    args = _copied_args(_plan(faithful, "my-sft", {}, like="sft"), "my_sft")
+    source = (faithful / f"{ARGS}/sft.py").read_text()
+    renamed = source.replace("SFTTrainingArguments", "MySFTTrainingArguments")
+    renamed = renamed.replace('"sft"', '"my-sft"').replace("'sft'", "'my-sft'")
+    assert code_of(args).split("@dataclass", 1)[1] == renamed.split("@dataclass", 1)[1]
+    assert args.count("trainer_type: Literal[") == 1 and args.count("!= \"my-sft\"") == 1
 
 
 @pytest.mark.parametrize("parent", ["grpo", "tdm"])

@@ -17,6 +17,7 @@ from ffgen.edits.copy_algorithm import CopySpec, copy_module, defined_names
 from ffgen.errors import RefusedError
 from ffgen.generate.context import RenderContext
 from ffgen.generate.like.source import LIKE, SourceAlgorithm
+from ffgen.generate.like.trainer_type import own_trainer_type
 from ffgen.lifecycle.records import RecordedFile, RecordedSource
 
 TRAINER_TYPE_LINE = re.compile(r"^(\s*trainer_type\s*:\s*)(['\"]?)([^'\"#\s]+)(['\"]?)(.*)$")
@@ -145,7 +146,8 @@ def _copies(src: RecordedSource, ctx: RenderContext) -> dict[str, str]:
                 f"{path} no longer defines {cls}, the class {ctx.key} was copied from; there is "
                 "nothing to copy (the copy is yours now)"
             )
-    return {ctx.trainer_path: trainer.text, ctx.args_path: args.text}
+    args_text = own_trainer_type(args.text, ctx.args_class, ctx.key, ctx.args_path)
+    return {ctx.trainer_path: trainer.text, ctx.args_path: args_text}
 
 
 def imported_from(text: str, package: str, wanted: str) -> tuple[str, ...]:
