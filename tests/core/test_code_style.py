@@ -173,3 +173,24 @@ def test_generated_trainers_import_at_the_top_only(family):
     assert _inline_imports(render.render(render.TRAINER_TEMPLATE, ctx)) == []
     multi = family_context("sft", ownership="multi_role", roles=("a", "b"))
     assert _inline_imports(render.render(render.TRAINER_TEMPLATE, multi)) == []
+
+
+VOTES = {TYPING: "def f(x: List[int]) -> None: ...\n", BUILTIN: "def f(x: list[int]) -> None: ...\n",
+         None: "X = 1\n"}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_generics_vote_stops_early_with_the_full_count_s_answer(tmp_path, seed):
+    """The vote stops once the modules left cannot change it: whatever the order and mix of
+    modules, the answer is the full count's (ties go to builtin)."""
+    import random
+
+    rng = random.Random(seed)
+    votes = [rng.choice([TYPING, BUILTIN, None]) for _ in range(rng.randint(0, 12))]
+    folders = ["trainers/rl", "trainers/common", "hparams/training_args", "hparams"]
+    for i, vote in enumerate(votes):
+        path = tmp_path / "src/flow_factory" / rng.choice(folders) / f"m{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(VOTES[vote], encoding="utf-8")
+    full = TYPING if votes.count(TYPING) > votes.count(BUILTIN) else BUILTIN
+    assert read_style(CheckoutView(tmp_path)).generics == full
