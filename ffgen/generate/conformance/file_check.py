@@ -4,7 +4,6 @@ each of its functions (through ``scope_check``)."""
 from __future__ import annotations
 
 import ast
-from collections import deque
 from collections.abc import Iterator
 
 from ffgen.generate.conformance.findings import Finding
@@ -328,12 +327,14 @@ def _scoped_walk(tree: ast.Module) -> tuple[list[ast.AST], dict[int, Scope]]:
     A function nested in another belongs to it; a class's body belongs to no function (its
     methods are functions of their own: their ``self`` is another object). One walk serves
     every check: this runs on every function of every rendered file."""
-    nodes: list[ast.AST] = []
+    # Breadth first, as ast.walk: ``nodes`` is the queue itself, ``owners`` the scope each
+    # queued node belongs to (two lists, no tuple per node: this loop is the hot one).
+    nodes: list[ast.AST] = [tree]
+    owners: list[Scope | None] = [None]
     scopes: dict[int, Scope] = {}
-    pending: deque[tuple[ast.AST, Scope | None]] = deque([(tree, None)])
-    while pending:
-        node, scope = pending.popleft()
-        nodes.append(node)
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for index, node in enumerate(nodes):  # the list grows while it is read
+        scope = owners[index]
         kind = type(node)
         if scope is not None:
             if kind is ast.Attribute:
@@ -344,16 +345,20 @@ def _scoped_walk(tree: ast.Module) -> tuple[list[ast.AST], dict[int, Scope]]:
                 scope[2].append(node)
         if kind is ast.ClassDef:
             inner = None
-        elif scope is None and kind in (ast.FunctionDef, ast.AsyncFunctionDef):
+        elif scope is None and kind in functions:
             inner = scopes.setdefault(id(node), ([], [], []))
         else:
             inner = scope
-        # ast.iter_child_nodes, inlined (this loop is the hot one), less the expression
-        # contexts (Load/Store/Del: a third of the nodes, read by no check here)
+        # ast.iter_child_nodes, inlined, less the expression contexts (Load/Store/Del: a third
+        # of the nodes, read by no check here)
         for name in child_fields(kind):
             value = getattr(node, name, None)
             if value.__class__ is list:
-                pending.extend((item, inner) for item in value if isinstance(item, ast.AST))
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        nodes.append(item)
+                        owners.append(inner)
             elif isinstance(value, ast.AST):
-                pending.append((value, inner))
+                nodes.append(value)
+                owners.append(inner)
     return nodes, scopes
