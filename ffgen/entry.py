@@ -42,6 +42,9 @@ def main() -> None:
     argv = sys.argv[1:]
     read = short_way.options(argv)
     if read is not None:
+        import gc
+
+        gc.disable()  # before their imports too: see _verify_code (new turns it off itself)
         code = _verify_code(read[1]) if read[0] == "verify" else _new_code(read[1])
     elif argv == ["--help"] and _columns() >= HELP_COLUMNS:
         code = _print_top_help()

@@ -44,10 +44,11 @@ class CheckoutView:
         return self.parsed("ast", rel, text, _parse_python)
 
     def read(self, rel: str) -> str | None:
-        path = self.root / rel
         try:
+            with open(os.path.join(self.root, rel), "rb") as file:  # no Path per read: verify
+                data = file.read()  # reads a hundred files and more
             # Decoded as Python reads source (BOM, PEP 263); apply writes it back the same way.
-            return textfile.decode(path.read_bytes(), rel)
+            return textfile.decode(data, rel)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError, UnicodeEncodeError):
             return None  # UnicodeEncodeError: a name the file system's encoding cannot hold
         except UnicodeDecodeError as exc:

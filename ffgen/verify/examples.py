@@ -6,7 +6,7 @@ from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.record import record
 
-PATTERNS = (f"{layout.EXAMPLES_DIR}/**/*.yaml", f"{layout.EXAMPLES_DIR}/**/*.yml")
+SUFFIXES = (".yaml", ".yml")  # every config under examples/, at any depth
 DEFAULT_TRAINER_TYPE = "grpo"  # Arguments.from_dict's default
 
 
@@ -55,7 +55,8 @@ def _child(node: object, key: str | int) -> tuple[int, object] | None:
 
 
 def load_examples(view: CheckoutView) -> tuple[Example, ...]:
-    paths = sorted({p for pattern in PATTERNS for p in view.files(pattern)})
+    # one walk of the folder for both suffixes
+    paths = [p for p in view.files(f"{layout.EXAMPLES_DIR}/**/*") if p.endswith(SUFFIXES)]
     return tuple(_read_example(view, p) for p in paths)
 
 

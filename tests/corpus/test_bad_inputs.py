@@ -8,6 +8,8 @@ file, folder or link in the checkout (or next to it) changed.
 
 from __future__ import annotations
 
+import builtins
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -294,6 +296,8 @@ CASES = [
 
 
 def _deny_reads(monkeypatch, denied: Path) -> None:
+    """Every way ffgen opens ``denied`` fails as an unreadable file does (the tests run as root,
+    for whom chmod denies nothing)."""
     for method in ("read_text", "read_bytes"):
         real = getattr(Path, method)
 
@@ -303,6 +307,14 @@ def _deny_reads(monkeypatch, denied: Path) -> None:
             return _real(self, *args, **kwargs)
 
         monkeypatch.setattr(Path, method, read)
+    real_open = builtins.open
+
+    def open_(file, *args, **kwargs):
+        if isinstance(file, str | os.PathLike) and Path(file) == denied:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", open_)
 
 
 @pytest.fixture(scope="module")
