@@ -6,7 +6,8 @@ generated methods, and a signature for a class without a docstring): for the two
 ``verify`` reads a checkout with, that was a fifth of its budget over its floor. ``@record``
 reads the same class body (annotated fields, defaults, ``factory(...)`` for a default made per
 instance, ``__post_init__``) and makes ``__init__``, ``__repr__``, ``__eq__``/``__hash__`` (by
-value, or by identity with ``eq=False``) and frozen attributes with one small ``exec``.
+value, or by identity with ``eq=False``) and frozen attributes with one small ``exec``, on the
+class's first use.
 
 Only what the records here need: no ``order``, ``kw_only``, ``InitVar`` or ``slots``; fields are
 those of the class and of ``@record`` bases, in order; an annotation naming ``ClassVar`` is not
@@ -57,15 +58,35 @@ def _build(cls: type, eq: bool) -> type:
         if "ClassVar" not in str(annotation):
             defaults[name] = cls.__dict__.get(name, _NO)
     names = tuple(defaults)
-    scope = {"_set": object.__setattr__, "_NO": _NO}
-    exec(_source(cls, names, defaults, scope), scope)  # noqa: S102 - our own fixed template
-    for name in ("__init__", "__repr__", *(("__eq__", "__hash__") if eq else ())):
-        setattr(cls, name, scope[name])
+    methods = ("__init__", "__repr__", *(("__eq__", "__hash__") if eq else ()))
+    made: dict[str, object] = {}
+
+    def make() -> dict[str, object]:
+        """Compile the class's methods, once, on the first call of any: most records a command
+        imports are never made, and compiling them all would cost more than the rest."""
+        if not made:
+            scope = {"_set": object.__setattr__, "_NO": _NO}
+            exec(_source(cls, names, defaults, scope), scope)  # noqa: S102 - our own template
+            made.update((name, scope[name]) for name in methods)
+            for name in methods:
+                setattr(cls, name, scope[name])
+        return made
+
+    for name in methods:
+        setattr(cls, name, _stub(name, make))
     cls.__setattr__ = _frozen_set
     cls.__delattr__ = _frozen_del
     setattr(cls, _FIELDS, names)
     cls.__match_args__ = names
     return cls
+
+
+def _stub(name: str, make):
+    def stub(self, *args, **kwargs):
+        return make()[name](self, *args, **kwargs)
+
+    stub.__name__ = name
+    return stub
 
 
 def _source(cls: type, names: tuple[str, ...], defaults: dict, scope: dict) -> str:

@@ -77,3 +77,16 @@ def test_replace_and_repr():
         replace(p, w=1)
     assert repr(Point(1, 2, ("a",))) == "Point(x=1, y=2, tags=('a',))"
     assert Point.__doc__ == "A documented record."
+
+
+def test_methods_are_compiled_on_the_class_s_first_use():
+    @record
+    class Late:
+        first: int
+        second: str = "b"
+
+    assert "first" not in Late.__init__.__code__.co_varnames  # still the stand-in
+    assert Late(1) == Late(first=1, second="b")
+    assert repr(Late(2)).endswith("Late(first=2, second='b')")
+    assert Late.__init__.__code__.co_varnames[:3] == ("self", "first", "second")
+    assert hash(Late(1)) == hash(Late(1))
