@@ -179,9 +179,12 @@ def test_diffs_in_a_log_are_never_cut(sandbox):
 # --- Ctrl+C while ffgen is still loading ------------------------------------------------------
 
 # The interrupt arrives after the ``ffgen`` package is imported and before the commands are: the
-# window where a real Ctrl+C during start-up lands (importing typer, rich and the commands).
+# window where a real Ctrl+C during start-up lands (importing typer, rich and the commands). The
+# child first takes SIGINT as Python does when started from a terminal: a runner that starts the
+# tests in the background hands them SIGINT ignored, and Python keeps it so.
 STARTUP_INTERRUPT = (
-    "import os, signal, sys; sys.argv[0] = 'ffgen'; import ffgen; "
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'ffgen'; import ffgen; "
     "os.kill(os.getpid(), signal.SIGINT); import ffgen.cli; ffgen.cli.main()"
 )
 

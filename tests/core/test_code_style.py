@@ -175,8 +175,11 @@ def test_generated_trainers_import_at_the_top_only(family):
     assert _inline_imports(render.render(render.TRAINER_TEMPLATE, multi)) == []
 
 
-VOTES = {TYPING: "def f(x: List[int]) -> None: ...\n", BUILTIN: "def f(x: list[int]) -> None: ...\n",
-         None: "X = 1\n"}
+VOTES = {
+    TYPING: "def f(x: List[int]) -> None: ...\n",
+    BUILTIN: "def f(x: list[int]) -> None: ...\n",
+    None: "X = 1\n",
+}
 
 
 @pytest.mark.parametrize("seed", range(40))
