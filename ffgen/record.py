@@ -5,9 +5,9 @@ A short command spends most of its time starting up. Importing :mod:`dataclasses
 generated methods, and a signature for a class without a docstring): for the two dozen records
 ``verify`` reads a checkout with, that was a fifth of its budget over its floor. ``@record``
 reads the same class body (annotated fields, defaults, ``factory(...)`` for a default made per
-instance, ``__post_init__``) and makes ``__init__``, ``__repr__``, ``__eq__``/``__hash__`` (by
-value, or by identity with ``eq=False``) and frozen attributes with one small ``exec``, on the
-class's first use.
+instance, ``__post_init__``) and makes ``__init__`` (one small ``exec``, on the class's first
+instance), ``__repr__``, ``__eq__``/``__hash__`` (by value, or by identity with ``eq=False``) and
+frozen attributes.
 
 Only what the records here need: no ``order``, ``kw_only``, ``InitVar`` or ``slots``; fields are
 those of the class and of ``@record`` bases, in order; an annotation naming ``ClassVar`` is not
@@ -58,22 +58,10 @@ def _build(cls: type, eq: bool) -> type:
         if "ClassVar" not in str(annotation):
             defaults[name] = cls.__dict__.get(name, _NO)
     names = tuple(defaults)
-    methods = ("__init__", "__repr__", *(("__eq__", "__hash__") if eq else ()))
-    made: dict[str, object] = {}
-
-    def make() -> dict[str, object]:
-        """Compile the class's methods, once, on the first call of any: most records a command
-        imports are never made, and compiling them all would cost more than the rest."""
-        if not made:
-            scope = {"_set": object.__setattr__, "_NO": _NO}
-            exec(_source(cls, names, defaults, scope), scope)  # noqa: S102 - our own template
-            made.update((name, scope[name]) for name in methods)
-            for name in methods:
-                setattr(cls, name, scope[name])
-        return made
-
-    for name in methods:
-        setattr(cls, name, _stub(name, make))
+    cls.__init__ = _lazy_init(cls, names, defaults)
+    cls.__repr__, eq_hash = _generic_methods(names)
+    if eq:
+        cls.__eq__, cls.__hash__ = eq_hash
     cls.__setattr__ = _frozen_set
     cls.__delattr__ = _frozen_del
     setattr(cls, _FIELDS, names)
@@ -81,15 +69,41 @@ def _build(cls: type, eq: bool) -> type:
     return cls
 
 
-def _stub(name: str, make):
-    def stub(self, *args, **kwargs):
-        return make()[name](self, *args, **kwargs)
+def _lazy_init(cls: type, names: tuple[str, ...], defaults: dict):
+    """A stand-in ``__init__`` that compiles the real one on the class's first instance and
+    puts it in its place: most records a command imports are never made, and compiling every
+    one at import cost more than all the rest of importing them."""
 
-    stub.__name__ = name
-    return stub
+    def __init__(self, *args, **kwargs):
+        scope = {"_set": object.__setattr__, "_NO": _NO}
+        exec(_init_source(cls, names, defaults, scope), scope)  # noqa: S102 - our own template
+        cls.__init__ = scope["__init__"]
+        scope["__init__"](self, *args, **kwargs)
+
+    return __init__
 
 
-def _source(cls: type, names: tuple[str, ...], defaults: dict, scope: dict) -> str:
+def _generic_methods(names: tuple[str, ...]):
+    """``__repr__``, and ``__eq__``/``__hash__`` by the fields' values: shared code, no compile."""
+    def values(obj) -> tuple:
+        return tuple(getattr(obj, n) for n in names)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in names)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return values(self) == values(other)
+
+    def __hash__(self) -> int:
+        return hash(values(self))
+
+    return __repr__, (__eq__, __hash__)
+
+
+def _init_source(cls: type, names: tuple[str, ...], defaults: dict, scope: dict) -> str:
     params, body = [], []
     for name in names:
         default = defaults[name]
@@ -104,21 +118,8 @@ def _source(cls: type, names: tuple[str, ...], defaults: dict, scope: dict) -> s
             body.append(f"    _set(self, {name!r}, {name})")
     if hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()")
-    values = "".join(f"self.{n}, " for n in names)
-    others = "".join(f"other.{n}, " for n in names)
-    shown = ", ".join(f"{n}={{self.{n}!r}}" for n in names)
-    return "\n".join([
-        f"def __init__(self, {', '.join(params)}):" if params else "def __init__(self):",
-        *(body or ["    pass"]),
-        "def __repr__(self):",
-        f"    return f'{{type(self).__qualname__}}({shown})'",
-        "def __eq__(self, other):",
-        "    if other.__class__ is not self.__class__:",
-        "        return NotImplemented",
-        f"    return ({values}) == ({others})",
-        "def __hash__(self):",
-        f"    return hash(({values}))",
-    ])
+    head = f"def __init__(self, {', '.join(params)}):" if params else "def __init__(self):"
+    return "\n".join([head, *(body or ["    pass"])])
 
 
 class _Missing:
