@@ -6,24 +6,22 @@ three-way merge: what ffgen rendered, which today's templates may no longer rend
 re-derived once ffgen changes, so they are kept, but out of the way:
 
 - ``.ffgen/base/<key>.b85``: the algorithm's own texts (its files and docs section), one JSON
-  object ``{sha256: text}``, xz-compressed, base85 in lines of 100 (read it with
+  object ``{sha256: text}``, zlib-compressed, base85 in lines of 100 (read it with
   ``ffgen.lifecycle.record_store.decode``);
 - ``.ffgen/base/shared/<sha256>.b85``: a text several algorithms share (the checklist every
   generated suite imports), stored once however many records list it, and deleted with the last;
-  the same JSON, zlib-compressed (``decode`` tells the two apart by their magic bytes);
+  the same JSON, compressed the same way;
 - ``.ffgen/base/.gitattributes``: ``-diff`` and ``linguist-generated``, so reviews and
   ``git diff`` show a changed base as one line, not pages of base85.
 
-One algorithm then costs about 10 KB (2 KB of YAML, 8 KB of base: its ~21 KB of texts); the
-checklist's ~22 KB once per checkout. Encoding is deterministic (sorted keys, fixed settings),
-and a base that decodes to the same texts counts as unchanged, so another liblzma or zlib build
-(or a shared base an older ffgen compressed with xz) never shows a change.
+One algorithm then costs about 11 KB (2 KB of YAML, 9 KB of base: its ~21 KB of texts); the
+checklist's ~23 KB once per checkout. Encoding is deterministic (sorted keys, fixed settings),
+and a base that decodes to the same texts counts as unchanged, so another zlib build (or a base
+an older ffgen compressed with xz) never shows a change.
 
-Why two compressors: an algorithm's own base is committed once per algorithm, so it takes xz,
-the smaller (zlib's is about 4% larger, which would take an offline DPO past 11 KB); the shared
-checklist is stored once per checkout, where xz's 6% saving is not worth its four times the
-time. xz runs with a 64 KiB dictionary, enough for these texts: its default 8 MiB costs more to
-set up than the compression itself, for the same bytes.
+Why zlib (level 6): xz would make a base 3-6% smaller in ten times the time (9.7 ms against
+0.7 ms for an offline DPO's texts, a fiftieth of ``new``). Bases an older ffgen wrote with xz
+still read: ``decode`` tells the two apart by xz's magic bytes.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import lzma
 import re
 import zlib
 
@@ -53,8 +50,6 @@ def sha256(text: str) -> str:
 EXTENSION = ".b85"
 LINE = 100  # characters per line of a base file
 _ZLIB_LEVEL = 6  # zlib's default: its smallest (9) saves 0.4% here, for half again the time
-# xz preset 6 (as ``xz`` itself) in a dictionary the texts fit in (see the module docstring)
-_XZ_FILTERS = ({"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 1 << 16},)
 _XZ_MAGIC = b"\xfd7zXZ\x00"  # every xz stream starts so; a zlib stream never does
 
 
@@ -67,8 +62,8 @@ def blob_path(digest: str) -> str:
 
 
 def encode(texts: list[str], *, shared: bool = False) -> str:
-    """The texts, keyed by their sha256, as base85 of compressed JSON: xz, or zlib for a
-    ``shared`` base (see the module docstring)."""
+    """The texts, keyed by their sha256, as base85 of zlib-compressed JSON (``shared``: a text
+    several algorithms share, stored once; compressed the same way)."""
     data = json.dumps({sha256(t): t for t in texts}, sort_keys=True, ensure_ascii=False)
     packed = base64.b85encode(_compress(data.encode("utf-8"), shared)).decode()
     return "".join(packed[i : i + LINE] + "\n" for i in range(0, len(packed), LINE))
@@ -79,7 +74,7 @@ def decode(text: str, where: str) -> dict[str, str]:
     try:
         packed = base64.b85decode("".join(text.split()).encode("ascii"))
         data = json.loads(_decompress(packed))
-    except (ValueError, zlib.error, lzma.LZMAError, EOFError, UnicodeError):
+    except (ValueError, zlib.error, EOFError, UnicodeError):
         raise RefusedError(
             f"{where} is damaged (not ffgen's base85 of compressed JSON); restore it from "
             "version control"
@@ -93,16 +88,19 @@ def decode(text: str, where: str) -> dict[str, str]:
 
 
 def _compress(data: bytes, shared: bool) -> bytes:
-    if shared:
-        return zlib.compress(data, _ZLIB_LEVEL)
-    return lzma.compress(data, format=lzma.FORMAT_XZ, filters=list(_XZ_FILTERS))
+    return zlib.compress(data, _ZLIB_LEVEL)  # shared or not: see the module docstring
 
 
 def _decompress(packed: bytes) -> bytes:
-    """xz or zlib, told apart by the magic bytes every xz stream starts with."""
-    if packed.startswith(_XZ_MAGIC):
+    """zlib, or xz (what an older ffgen wrote), told apart by xz's magic bytes."""
+    if not packed.startswith(_XZ_MAGIC):
+        return zlib.decompress(packed)
+    import lzma  # only for a base an older ffgen wrote
+
+    try:
         return lzma.decompress(packed, format=lzma.FORMAT_XZ)
-    return zlib.decompress(packed)
+    except lzma.LZMAError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def unchanged(old: str | None, texts: list[str]) -> bool:
