@@ -149,7 +149,23 @@ def _entries(root: str, rel: str) -> list[tuple[str, bool, bool]]:
 
 
 def _parse_python(text: str, rel: str) -> ast.Module:
-    return ast.parse(text, filename=rel)
+    tree = ast.parse(text, filename=rel)
+    _RECENT[(rel, text)] = tree
+    if len(_RECENT) > _RECENT_SIZE:
+        del _RECENT[next(iter(_RECENT))]  # the oldest: a dict keeps insertion order
+    return tree
+
+
+# The last parses of this process, for apply's compile check of the texts it writes: the
+# conformance check parsed each rendered module moments before, and compiling that tree costs
+# two thirds of compiling the text again. Bounded, so a long-lived process does not grow.
+_RECENT: dict[tuple[str, str], ast.Module] = {}
+_RECENT_SIZE = 64
+
+
+def recent_tree(rel: str, text: str) -> ast.Module | None:
+    """The tree a view parsed from exactly ``text`` at ``rel`` lately, if any (do not change it)."""
+    return _RECENT.get((rel, text))
 
 
 def _glob_match(path: str, pattern: str) -> bool:

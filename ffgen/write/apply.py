@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ffgen import stdout_guard
 from ffgen.checkout import textfile
+from ffgen.checkout.view import recent_tree
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
 from ffgen.record import record
@@ -66,8 +67,9 @@ class InterruptedAfterWrites(FfgenError):
 def validate_content(change: FileChange) -> None:
     """Python must compile and YAML must parse, or nothing is written."""
     if change.path.endswith(".py"):
+        tree = recent_tree(change.path, change.new)  # compiles to the same code, and errors
         try:
-            compile(change.new, change.path, "exec", dont_inherit=True)
+            compile(change.new if tree is None else tree, change.path, "exec", dont_inherit=True)
         except (RecursionError, MemoryError):
             raise RefusedError(
                 f"{change.path}: planned content is nested too deeply to compile; "

@@ -292,3 +292,30 @@ def test_signal_after_the_last_write_reports_the_finished_apply(tree, monkeypatc
     assert seen == []  # reported as the command's outcome, not delivered a second time
     assert (tree / "pkg/a.py").read_text() == "A = 2\n"
     assert not (tree / ".ffgen").exists()
+
+
+@pytest.mark.parametrize("parsed_first", [False, True])
+def test_the_compile_check_takes_a_tree_parsed_moments_before(tmp_path, monkeypatch, parsed_first):
+    """A module the conformance check just parsed is compiled from that tree (cheaper), and a
+    module that compiles only as far as the parser is still refused, from the tree as from text."""
+    import builtins
+
+    from ffgen.checkout.view import CheckoutView
+
+    compiled: list[type] = []
+    real_compile = builtins.compile
+
+    def spy(source, *args, **kwargs):
+        compiled.append(type(source))
+        return real_compile(source, *args, **kwargs)
+
+    good, bad = "X = 1\n", "def f():\n    nonlocal x\n"  # parses; compiling refuses it
+    rel = f"pkg/parsed_first_{parsed_first}.py"  # the memo is the process's: one path per case
+    if parsed_first:
+        for text in (good, bad):
+            CheckoutView(tmp_path).python_tree(rel, text)
+    monkeypatch.setattr(builtins, "compile", spy)
+    apply_mod.validate_content(FileChange(rel, Status.CREATE, None, good))
+    with pytest.raises(RefusedError, match="does not compile"):
+        apply_mod.validate_content(FileChange(rel, Status.CREATE, None, bad))
+    assert [c.__name__ for c in compiled] == (["Module"] * 2 if parsed_first else ["str"] * 2)
