@@ -5,7 +5,7 @@ more than the rest of ``verify``'s start-up: ``verify`` and ``new`` when :mod:`f
 their arguments completely (anything else goes to typer, so its parsing and messages stay the only
 ones; both ways share one body), and ``ffgen --help``, printed from typer's own text rendered
 ahead of time and held current by a test. Both short ways run without the cyclic garbage
-collector and leave without the interpreter's teardown (see :func:`_verify_code` and
+collector and leave without the interpreter's teardown (see :func:`main` and
 :func:`_leave_now`): for ``verify`` together a sixth of a run on a real checkout.
 """
 
@@ -44,7 +44,10 @@ def main() -> None:
     if read is not None:
         import gc
 
-        gc.disable()  # before their imports too: see _verify_code (new turns it off itself)
+        # A short run keeps every parsed tree to its end: looking for cycles among them only
+        # costs time (a tenth of a verify run), and what is left is freed at exit. Off before
+        # the commands' imports too.
+        gc.disable()
         code = _verify_code(read[1]) if read[0] == "verify" else _new_code(read[1])
     elif argv == ["--help"] and _columns() >= HELP_COLUMNS:
         code = _print_top_help()
@@ -126,14 +129,9 @@ def _typer_code() -> int:
 
 
 def _verify_code(options: dict[str, object]) -> int:
-    import gc
-
     from ffgen.errors import EXIT_USAGE
     from ffgen.verify.command import verify_cmd
 
-    # A short read-only run keeps every parsed tree to its end: looking for cycles among
-    # them only costs time (a tenth of the run), and what is left is freed at exit.
-    gc.disable()
     try:
         return verify_cmd(**options)
     except KeyboardInterrupt:

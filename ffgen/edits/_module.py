@@ -24,6 +24,14 @@ def assigned_value(tree: cst.Module, name: str) -> cst.BaseExpression | None:
     return found
 
 
+def top_level_class(tree: cst.Module, name: str) -> cst.ClassDef | None:
+    """The module-level ``class name`` (the first, as the edits take it), or None."""
+    for statement in tree.body:
+        if isinstance(statement, cst.ClassDef) and statement.name.value == name:
+            return statement
+    return None
+
+
 def value_if_assigns(small: cst.BaseSmallStatement, name: str) -> cst.BaseExpression | None:
     if isinstance(small, cst.Assign):
         targets = [t.target for t in small.targets]

@@ -70,9 +70,9 @@ def remove_param(code: str, param: ParamText, *, class_name: str, path: str) -> 
 
 
 def _require_class(tree: cst.Module, class_name: str, name: str) -> cst.ClassDef:
-    for statement in tree.body:
-        if isinstance(statement, cst.ClassDef) and statement.name.value == class_name:
-            return statement
+    found = _module.top_level_class(tree, class_name)
+    if found is not None:
+        return found
     raise EditFailure(
         f"no class {class_name} found; restore it, or edit the field {name!r} by hand"
     )

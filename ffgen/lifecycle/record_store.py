@@ -61,11 +61,11 @@ def blob_path(digest: str) -> str:
     return f"{SHARED_DIR}/{digest}{EXTENSION}"
 
 
-def encode(texts: list[str], *, shared: bool = False) -> str:
-    """The texts, keyed by their sha256, as base85 of zlib-compressed JSON (``shared``: a text
-    several algorithms share, stored once; compressed the same way)."""
+def encode(texts: list[str]) -> str:
+    """The texts, keyed by their sha256, as base85 of zlib-compressed JSON (an algorithm's own
+    base and a shared text alike)."""
     data = json.dumps({sha256(t): t for t in texts}, sort_keys=True, ensure_ascii=False)
-    packed = base64.b85encode(_compress(data.encode("utf-8"), shared)).decode()
+    packed = base64.b85encode(zlib.compress(data.encode("utf-8"), _ZLIB_LEVEL)).decode()
     return "".join(packed[i : i + LINE] + "\n" for i in range(0, len(packed), LINE))
 
 
@@ -85,10 +85,6 @@ def decode(text: str, where: str) -> dict[str, str]:
         raise RefusedError(f"{where}: a text does not match its sha256; restore it from version "
                            "control")
     return data
-
-
-def _compress(data: bytes, shared: bool) -> bytes:
-    return zlib.compress(data, _ZLIB_LEVEL)  # shared or not: see the module docstring
 
 
 def _decompress(packed: bytes) -> bytes:
@@ -171,7 +167,7 @@ def externalize(data: dict) -> tuple[list[str], list[str]]:
 def base_files(key: str, own: list[str], shared: list[str]) -> dict[str, str]:
     """The base files holding a record's texts (see the module docstring)."""
     files = {pack_path(key): encode(own)}
-    files.update((blob_path(sha256(text)), encode([text], shared=True)) for text in shared)
+    files.update((blob_path(sha256(text)), encode([text])) for text in shared)
     files[ATTRIBUTES] = ATTRIBUTES_TEXT
     return files
 

@@ -46,9 +46,12 @@ def verify_cmd(
 
 
 def _settle(root: Path) -> None:
-    """Never report on a tree a killed ``new`` left half-written. Its journal can only be under
-    ``.ffgen/``: a checkout without that folder has nothing to settle (nor the import to pay)."""
-    if (root / ".ffgen").is_dir():
+    """Never report on a tree a killed ``new`` left half-written. Its journal (and its temporary
+    siblings) can only be in the journal's folder: a checkout without that folder has nothing to
+    settle, nor the writer's import to pay."""
+    from ffgen.write import JOURNAL_PATH
+
+    if (root / JOURNAL_PATH).parent.is_dir():
         from ffgen.write.journal import settle_before_reading
 
         settle_before_reading(root)

@@ -25,10 +25,10 @@ from pathlib import Path
 
 from ffgen.errors import RefusedError
 from ffgen.record import record
+from ffgen.write import JOURNAL_PATH
 from ffgen.write.lock import checkout_lock
 from ffgen.write.paths import safe_relative
 
-JOURNAL_PATH = ".ffgen/journal.json"
 FORMAT = 1
 TMP_SUFFIX = ".ffgen-tmp"
 

@@ -16,6 +16,7 @@ import textwrap
 from ffgen.edits._rename import Renames, relative_to
 from ffgen.edits.copy_algorithm import defined_names, imports_for
 from ffgen.generate.context import RenderContext
+from ffgen.generate.like.trainer_type import HELP as TRAINER_TYPE_HELP
 from ffgen.lifecycle.records import RecordedSource
 
 EDIT_HERE = "    # --- objective: edit here " + "-" * 67
@@ -249,7 +250,7 @@ def _args(src: RecordedSource, ctx: RenderContext) -> str:
         "",
         f'    trainer_type: Literal["{new}"] = field(',
         f'        default="{new}",',
-        '        metadata={"help": "Registry key selecting this algorithm (fixed)."},',
+        f'        metadata={{"help": "{TRAINER_TYPE_HELP}"}},',
         "    )",
         "",
         "    def __post_init__(self) -> None:",

@@ -15,6 +15,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ffgen.edits._imports import add_name
+from ffgen.edits._module import top_level_class
 from ffgen.edits.copy_algorithm import import_binds
 from ffgen.errors import RefusedError
 
@@ -44,9 +45,9 @@ def own_trainer_type(text: str, class_name: str, key: str, path: str) -> str:
 
 
 def _class(tree: cst.Module, name: str, path: str) -> cst.ClassDef:
-    for statement in tree.body:
-        if isinstance(statement, cst.ClassDef) and statement.name.value == name:
-            return statement
+    found = top_level_class(tree, name)
+    if found is not None:
+        return found
     raise RefusedError(
         f"{path}: the copy holds no top-level class {name} to give its own trainer_type; "
         "the copy step lost it (report this)"
