@@ -28,11 +28,13 @@ class factory:  # noqa: N801 - used like dataclasses' field(default_factory=...)
         self.make = make
 
 
-def record(cls=None, /, *, eq: bool = True):
-    """``@record`` or ``@record(eq=False)`` on a class with annotated fields."""
+def record(cls=None, /, *, eq: bool = True, internal: tuple[str, ...] = ()):
+    """``@record``, ``@record(eq=False)`` or ``@record(internal=(...))`` on a class with
+    annotated fields. ``internal`` fields are left out of ``==``, the hash and the repr (as
+    ``field(compare=False, repr=False)``): syntax nodes a value only carries along."""
 
     def wrap(c: type) -> type:
-        return _build(c, eq)
+        return _build(c, eq, internal)
 
     return wrap if cls is None else wrap(cls)
 
@@ -43,14 +45,19 @@ def fields_of(obj) -> tuple[str, ...]:
 
 
 def replace(obj, **changes):
-    """A copy of the record ``obj`` with ``changes`` (like :func:`dataclasses.replace`)."""
+    """A copy of the record ``obj`` with ``changes`` (like :func:`dataclasses.replace`, which
+    it hands a dataclass to: one ``replace`` serves both kinds)."""
+    if not hasattr(obj, _FIELDS):
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)
     unknown = set(changes) - set(fields_of(obj))
     if unknown:
         raise TypeError(f"{type(obj).__name__} has no field(s) {', '.join(sorted(unknown))}")
     return type(obj)(**{n: changes.get(n, getattr(obj, n)) for n in fields_of(obj)})
 
 
-def _build(cls: type, eq: bool) -> type:
+def _build(cls: type, eq: bool, internal: tuple[str, ...]) -> type:
     defaults = {}
     for base in reversed(cls.__mro__[1:]):
         defaults.update({n: base.__dict__.get(n, _NO) for n in getattr(base, _FIELDS, ())})
@@ -58,8 +65,11 @@ def _build(cls: type, eq: bool) -> type:
         if "ClassVar" not in str(annotation):
             defaults[name] = cls.__dict__.get(name, _NO)
     names = tuple(defaults)
+    unknown = set(internal) - set(names)
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field(s) {', '.join(sorted(unknown))}")
     cls.__init__ = _lazy_init(cls, names, defaults)
-    cls.__repr__, eq_hash = _generic_methods(names)
+    cls.__repr__, eq_hash = _generic_methods(tuple(n for n in names if n not in internal))
     if eq:
         cls.__eq__, cls.__hash__ = eq_hash
     cls.__setattr__ = _frozen_set

@@ -9,7 +9,6 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import fields
 
 from ffgen.classify.model import (
     ROLE_RE,
@@ -32,7 +31,7 @@ from ffgen.classify.rules import (
     parse_role_cadence,
 )
 from ffgen.errors import UsageError
-from ffgen.record import record
+from ffgen.record import fields_of, record
 
 # Where each resolved answer came from (``new --format json`` reports it per answer).
 GIVEN, FORCED, DEFAULTED = "given", "forced", "defaulted"
@@ -43,9 +42,9 @@ def mark(sources: Sources | None, before: Answers, after: Answers, how: str) -> 
     """Record ``how`` for every answer ``after`` has and ``before`` had not."""
     if sources is None:
         return
-    for f in fields(Answers):
-        if getattr(before, f.name) in (None, ()) and getattr(after, f.name) not in (None, ()):
-            sources.setdefault(f.name, how)
+    for name in fields_of(Answers):
+        if getattr(before, name) in (None, ()) and getattr(after, name) not in (None, ()):
+            sources.setdefault(name, how)
 
 
 @record

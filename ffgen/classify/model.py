@@ -8,12 +8,11 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
-from dataclasses import dataclass, replace
 from enum import Enum
 
 from ffgen.classify.params import ParamSet
 from ffgen.errors import UsageError
-from ffgen.record import record
+from ffgen.record import record, replace
 
 
 class Acquisition(str, Enum):
@@ -137,7 +136,7 @@ class Supervision:
         return self.kind.value
 
 
-@dataclass(frozen=True)
+@record
 class Answers:
     """The seven properties plus the example-config choices; ``None`` = not answered yet."""
 

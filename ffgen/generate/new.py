@@ -6,7 +6,6 @@ import gc
 from collections import Counter
 from collections.abc import Mapping
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,7 @@ from ffgen.generate.context import build_context
 from ffgen.generate.param_code import check_params
 from ffgen.generate.plan import Plan, build_plan, check_plan_verifies, docs_markers
 from ffgen.output import files_json, output_console, print_plain_json, show_changes
-from ffgen.record import record, replace
+from ffgen.record import fields_of, record, replace
 from ffgen.write.apply import apply_plan
 from ffgen.write.journal import holding
 
@@ -374,12 +373,12 @@ def answers_json(c: Classification, sources: interview.Sources) -> dict[str, obj
     from ffgen.lifecycle.records import flag_text
 
     out: dict[str, object] = {}
-    for f in fields(c.answers):
-        value = c.category if f.name == "category" else getattr(c.answers, f.name)
+    for name in fields_of(c.answers):
+        value = c.category if name == "category" else getattr(c.answers, name)
         if value in (None, ()):
             continue
-        how = sources.get(f.name, interview.DEFAULTED)
-        out[f.name] = {"value": flag_text(value), "source": how}
+        how = sources.get(name, interview.DEFAULTED)
+        out[name] = {"value": flag_text(value), "source": how}
     return out
 
 

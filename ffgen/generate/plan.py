@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from enum import Enum
 
 from ffgen import __version__
@@ -26,6 +25,7 @@ from ffgen.lifecycle.records import (
     flag_text,
     parse_record,
 )
+from ffgen.record import fields_of
 from ffgen.record import record as value_record  # "record" names ffgen's records here
 
 
@@ -40,7 +40,7 @@ class Status(str, Enum):
     KEPT = "KEPT"
 
 
-@dataclass(frozen=True)
+@value_record
 class FileChange:
     """One file the plan creates, updates, deletes or leaves."""
     path: str  # relative to the checkout root
@@ -188,10 +188,10 @@ def docs_change(
 def recorded_answers(names: AlgorithmNames, c: Classification) -> dict[str, str]:
     """Every answer as its flag takes it: replaying these through ``new`` renders the same."""
     out = {"name": names.key, "class_name": names.stem}
-    for f in fields(c.answers):
-        value = c.category if f.name == "category" else getattr(c.answers, f.name)
+    for name in fields_of(c.answers):
+        value = c.category if name == "category" else getattr(c.answers, name)
         if value not in (None, (), {}):
-            out[f.name] = flag_text(value)
+            out[name] = flag_text(value)
     return out
 
 

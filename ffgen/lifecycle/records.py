@@ -18,13 +18,13 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from enum import Enum
 
 from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
 from ffgen.errors import RefusedError
 from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
+from ffgen.record import fields_of
 from ffgen.record import record as value_record  # "record" names ffgen's records here
 
 ANSWERS_DIR = ".ffgen/answers"
@@ -37,7 +37,7 @@ HEADER = (
 )
 # The answers a record may hold: each is the value of the `ffgen new` flag of the same name
 # (NAME and --class-name, then one per field of the classifier's answers).
-ANSWER_KEYS = ("name", "class_name", *(f.name for f in fields(Answers)))
+ANSWER_KEYS = ("name", "class_name", *fields_of(Answers))
 _TOP_KEYS = (
     "format",
     "ffgen_version",
@@ -60,7 +60,7 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
+@value_record
 class RecordedFile:
     """A file ffgen created outright, as it rendered it."""
 
@@ -81,7 +81,7 @@ class RecordedEdit:
     added: str
 
 
-@dataclass(frozen=True)
+@value_record
 class RecordedDocs:
     """The algorithm's marked section of the guidance document, and the separator put before
     it, so that ``remove`` takes out exactly the bytes ``new`` added."""
@@ -91,7 +91,7 @@ class RecordedDocs:
     section: str
 
 
-@dataclass(frozen=True)
+@value_record
 class Record:
     """ffgen's record of one generated algorithm (``.ffgen/answers/<key>.yml``)."""
     key: str

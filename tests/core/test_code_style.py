@@ -5,7 +5,6 @@ keep acronyms in capitals."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from ffgen.checkout.view import CheckoutView
 from ffgen.generate import render
 from ffgen.generate.restyle import typing_generics
 from ffgen.quality.gates import RUFF_CHECK, RUFF_FORMAT
+from ffgen.record import replace
 from tests.helpers import SPECS
 from tests.lifecycle._lifecycle import ffgen, new, read_record_at
 from tests.templates._render import FAMILY_ANSWERS, family_context
@@ -99,7 +99,7 @@ def _ruff(*args: str) -> subprocess.CompletedProcess:
 
 def test_typing_style_renders_clean_code_for_every_family(tmp_path):
     for family in FAMILY_ANSWERS:
-        ctx = dataclasses.replace(family_context(family), generics=TYPING, license_header=HEADER)
+        ctx = replace(family_context(family), generics=TYPING, license_header=HEADER)
         for template in PY_TEMPLATES:
             text = render.render(template, ctx)
             assert text.startswith(HEADER + "\n") and not _builtin_generics(text), template

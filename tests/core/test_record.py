@@ -90,3 +90,28 @@ def test_methods_are_compiled_on_the_class_s_first_use():
     assert repr(Late(2)).endswith("Late(first=2, second='b')")
     assert Late.__init__.__code__.co_varnames[:3] == ("self", "first", "second")
     assert hash(Late(1)) == hash(Late(1))
+
+
+def test_internal_fields_are_carried_but_not_compared_or_shown():
+    @record(internal=("node",))
+    class Param:
+        name: str
+        node: object = None
+
+    a, b = Param("x", node=object()), Param("x", node=object())
+    assert a == b and hash(a) == hash(b) and a.node is not b.node
+    assert repr(a).endswith("Param(name='x')")
+    assert replace(a, name="y").node is a.node  # still a field: copied along
+    with pytest.raises(TypeError, match="no field"):
+        record(internal=("missing",))(type("Bad", (), {"__annotations__": {"name": "str"}}))
+
+
+def test_replace_serves_dataclasses_too():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Plain:
+        x: int
+        y: int = 0
+
+    assert replace(Plain(1), y=2) == Plain(1, 2)

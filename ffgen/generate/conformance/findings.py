@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ffgen.record import record
 
 HINT = "this checkout's Flow-Factory differs from ffgen's templates"
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One thing a rendered file uses that the checkout does not have (or has differently)."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from ffgen.record import record
 
@@ -17,15 +16,15 @@ POSONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = (
 )
 
 
-@dataclass(frozen=True)
+@record(internal=("annotation", "scope"))
 class Param:
     """One parameter of a signature, as the checkout declares it."""
     name: str
     kind: str
     default: str | None = None  # source text of the default; None: required (or * / **)
     # The annotation as written, and the module it is written in (where its names resolve).
-    annotation: ast.expr | None = field(default=None, compare=False, repr=False)
-    scope: str | None = field(default=None, compare=False, repr=False)
+    annotation: ast.expr | None = None
+    scope: str | None = None
 
     @property
     def required(self) -> bool:
