@@ -78,7 +78,7 @@ class CheckoutView:
         ``Path.glob`` finds (``**`` does not descend into linked folders), read with
         ``os.scandir``, several times faster on a checkout's trees."""
         found: set[str] = set()
-        _glob(str(self.root), "", pattern.split("/"), found)
+        _glob(str(self.root), "", pattern.split("/"), found, {})
         return sorted(found)
 
 
@@ -113,38 +113,44 @@ class Overlay(CheckoutView):
         return sorted(set(self.base.files(pattern)) | set(extra))
 
 
-def _glob(root: str, rel: str, parts: list[str], found: set[str]) -> None:
-    """Add to ``found`` the files under ``root/rel`` that match the glob segments ``parts``."""
+def _glob(root: str, rel: str, parts: list[str], found: set[str],
+          listed: dict[str, list[tuple[str, bool, bool, bool]]]) -> None:
+    """Add to ``found`` the files under ``root/rel`` that match the glob segments ``parts``
+    (``listed``: the folders this search has read, since ``**`` comes back to each)."""
     part, rest = parts[0], parts[1:]
     if part == "**":
         if rest:
-            _glob(root, rel, rest, found)  # ``**`` matches no folder too
-        for name, is_dir, is_link in _entries(root, rel):
+            _glob(root, rel, rest, found, listed)  # ``**`` matches no folder too
+        for name, is_dir, is_link, _ in _entries(root, rel, listed):
             if is_dir and not is_link:
-                _glob(root, f"{rel}{name}/", parts, found)
+                _glob(root, f"{rel}{name}/", parts, found, listed)
         return
-    for name, is_dir, _ in _entries(root, rel):
-        if not fnmatch.fnmatchcase(name, part):
+    for name, is_dir, _, is_file in _entries(root, rel, listed):
+        if part != "*" and not fnmatch.fnmatchcase(name, part):
             continue
         if not rest:
-            if not is_dir and os.path.isfile(os.path.join(root, rel, name)):
+            if is_file:
                 found.add(rel + name)
         elif is_dir:
-            _glob(root, f"{rel}{name}/", rest, found)
+            _glob(root, f"{rel}{name}/", rest, found, listed)
 
 
-def _entries(root: str, rel: str) -> list[tuple[str, bool, bool]]:
-    """(name, is a folder (links followed), is a link) for each entry; none when unreadable."""
+def _entries(root: str, rel: str, listed: dict) -> list[tuple[str, bool, bool, bool]]:
+    """(name, is a folder, is a link, is a file) for each entry, links followed as
+    ``os.path.isdir``/``isfile`` follow them; none when unreadable. Read once per search."""
+    if rel in listed:
+        return listed[rel]
     out = []
     try:
         with os.scandir(os.path.join(root, rel) if rel else root) as entries:
             for entry in entries:
                 try:
-                    out.append((entry.name, entry.is_dir(), entry.is_symlink()))
+                    out.append((entry.name, entry.is_dir(), entry.is_symlink(), entry.is_file()))
                 except OSError:
                     continue
     except (OSError, UnicodeEncodeError):
-        return []
+        out = []
+    listed[rel] = out
     return out
 
 

@@ -142,6 +142,12 @@ class Facts:
     # -- declarations ------------------------------------------------------------------------
     def contract(self, cls: ClassInfo) -> Declared:
         """The contract constant's name (or None when not a constant) resolved through the MRO."""
+        cache = self.__dict__.setdefault("_contract_cache", {})  # asked per class by most rules
+        if id(cls) not in cache:
+            cache[id(cls)] = self._contract(cls)
+        return cache[id(cls)]
+
+    def _contract(self, cls: ClassInfo) -> Declared:
         found = self.index.lookup(cls, "execution_contract")
         if found is None:
             return Declared(None, None, None)

@@ -30,12 +30,13 @@ def check_backends(facts: Facts) -> Iterator[Finding]:
     view = facts.index.view
     torch_cap = _torch_upper_bound(view)
     for ex, alg, roles in _multirole_examples(facts, any_roles=True):
-        backend = _backend(view, ex)
         multi = roles is not None and len(roles) > 1
-        for keys, entry in _optimizer_entries(ex):
-            kind = str(entry.get("optimizer", "adamw")).lower()
-            if kind != "muon":
-                continue
+        muon = [(keys, entry) for keys, entry in _optimizer_entries(ex)
+                if str(entry.get("optimizer", "adamw")).lower() == "muon"]
+        if not muon and not multi:
+            continue  # nothing here depends on the backend: its config is not read
+        backend = _backend(view, ex)
+        for keys, entry in muon:
             name = entry.get("name", "default")
             fsdp1 = backend.kind == "fsdp" and backend.fsdp_version == 1
             if backend.kind == "deepspeed" or fsdp1:
@@ -114,8 +115,8 @@ def _backend(view, ex) -> _Backend:
         return _backend_from_name(path)
     import yaml
 
-    try:
-        data = yaml.safe_load(text)
+    try:  # libyaml's loader where PyYAML has it, as for the example configs
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return _Backend(None, source=path)
     if not isinstance(data, dict):

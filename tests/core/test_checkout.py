@@ -50,3 +50,23 @@ def test_overlay_shows_planned_changes_over_disk(tmp_path):
     assert view.read("a/x.py") == "X" and view.read("a/y.py") == "Y"
     assert view.files("a/*.py") == ["a/x.py", "a/y.py"]
     assert view.is_dir("a") and view.exists("a/y.py") and not view.exists("a/z.py")
+
+
+@pytest.mark.parametrize("pattern", [
+    "**/*", "**/*.py", "src/**/*.py", "src/*/__init__.py", "examples/**/*", "*", "src/a*/*.py",
+    "src/**/x.py", "**/.hidden",
+])
+def test_files_finds_what_path_glob_finds(tmp_path, pattern):
+    """One listing per folder however often ``**`` comes back to it, and the same files as
+    ``Path.glob``: links to files count, links to folders are not descended by ``**``, a broken
+    link and a folder are not files."""
+    touch(tmp_path, "src/a/x.py", "src/a/__init__.py", "src/ab/y.py", "src/ab/deep/x.py",
+          "examples/k/lora/m/c.yaml", "examples/k/full/m/c.yml", "top.py", ".hidden",
+          "src/a/.hidden")
+    (tmp_path / "src/linked").symlink_to(tmp_path / "src/a", target_is_directory=True)
+    (tmp_path / "src/ab/link.py").symlink_to(tmp_path / "src/a/x.py")
+    (tmp_path / "src/ab/broken.py").symlink_to(tmp_path / "nowhere.py")
+    expected = sorted(
+        p.relative_to(tmp_path).as_posix() for p in tmp_path.glob(pattern) if p.is_file()
+    )
+    assert CheckoutView(tmp_path).files(pattern) == expected
