@@ -106,18 +106,20 @@ def _self_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str] | None:
     if not fn.args.args:
         return set()
     me = fn.args.args[0].arg
-    loops = _constant_loops(fn)
+    loops = None  # the constant loops, found when a computed name needs them (rarely)
     out: set[str] = set()
     for node in walk(fn):
         for target in _targets(node):
             if isinstance(target, ast.Attribute) and _is_name(target.value, me):
                 out.add(target.attr)
             elif isinstance(target, ast.Subscript) and _is_dict_of(target.value, me):
+                loops = _constant_loops(fn) if loops is None else loops
                 keys = _known_keys(target, target.slice, loops)
                 if keys is None:
                     return None
                 out |= keys
         if isinstance(node, ast.Call) and _sets_attr_on(node, me):
+            loops = _constant_loops(fn) if loops is None else loops
             keys = _known_keys(node, node.args[1] if len(node.args) > 1 else None, loops)
             if keys is None:
                 return None
