@@ -3,10 +3,11 @@
 StrictUndefined: a variable a template needs but the context lacks is an error, never "".
 
 The templates ship compiled ahead of time too (``ffgen/generate/compiled/``, Jinja's own
-module form), so a command does not spend its time lexing and compiling them. The compiled form
-is only a cache: it is used when it was made from exactly these template sources by this Jinja
-version, and the sources are rendered otherwise. ``tests/core/test_compiled_templates.py`` fails
-when it is stale; regenerate it with
+module form, importing :mod:`ffgen.generate.template_runtime` instead of Jinja's runtime), so a
+command neither imports Jinja nor lexes and compiles the templates. The compiled form is only a
+cache: it is used when it was made from exactly these template sources, and the sources are
+rendered by Jinja otherwise. ``tests/core/test_compiled_templates.py`` fails when it is stale
+(or Jinja would now compile it otherwise); regenerate it with
 
     .venv/bin/python -m ffgen.generate.render --write
 """
@@ -14,6 +15,7 @@ when it is stale; regenerate it with
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sys
 import tempfile
@@ -35,6 +37,12 @@ DOCS_TEMPLATE = "algorithm/docs.md.jinja"
 COMPILED = Path(__file__).resolve().parent / "compiled"
 _SUFFIX = ".jinja"
 _STAMP = "__init__.py"
+# The miniature checkout ``ffgen sandbox`` copies as it is: no templates there (compiling refuses
+# one), so the currency check need not walk its 40-odd folders.
+_COPIED = "sandbox"
+# The one import line of a module Jinja compiled, and what ffgen ships in its place.
+_JINJA_RUNTIME = "from jinja2.runtime import "
+_OUR_RUNTIME = "from ffgen.generate.template_runtime import "
 
 
 def templates_root() -> Path:
@@ -61,16 +69,16 @@ def render(template: str, ctx: RenderContext) -> str:
 
 @lru_cache(maxsize=1)
 def _environment():
-    import jinja2  # imported here so `ffgen --help` and `ffgen verify` never load it
-
     root = templates_root()
     if compiled_is_current(root, COMPILED):
-        return _make_environment(jinja2.ModuleLoader(str(COMPILED)))
-    return _make_environment(jinja2.FileSystemLoader(str(root)))
+        from ffgen.generate.template_env import CompiledTemplates
+
+        return CompiledTemplates(COMPILED)
+    return _make_environment(_source_loader(root))
 
 
 def _make_environment(loader):
-    import jinja2
+    import jinja2  # imported here: only a stale compiled form (or compiling) needs Jinja
 
     return jinja2.Environment(
         loader=loader,
@@ -83,14 +91,32 @@ def _make_environment(loader):
 
 
 def sources_stamp(root: Path) -> str:
-    """What the compiled form was made from: the Jinja version and every template's bytes."""
-    import jinja2
+    """What the compiled form was made from: every template's path and bytes.
 
+    Run before each command's first render, so kept cheap: one walk, one hash. (Which Jinja
+    compiled them no longer matters here: the runtime is ffgen's own.)"""
     digest = hashlib.sha256()
-    for path in sorted(root.rglob(f"*{_SUFFIX}")):
-        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return f"jinja2 {jinja2.__version__}, templates sha256 {digest.hexdigest()}"
+    top = os.path.join(str(root), "")  # each path found starts with it (scandir joins so)
+    for path in sorted(_template_files(top, skip=_COPIED)):
+        with open(path, "rb") as file:
+            data = file.read()
+        name = path[len(top):].replace(os.sep, "/")
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return f"templates sha256 {digest.hexdigest()}"
+
+
+def _template_files(folder: str, skip: str = "") -> list[str]:
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name == skip:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                found += _template_files(entry.path)
+            elif entry.name.endswith(_SUFFIX) and entry.is_file():
+                found.append(entry.path)
+    return found
 
 
 def compiled_is_current(root: Path, compiled: Path) -> bool:
@@ -105,18 +131,25 @@ def compile_templates(root: Path, target: Path) -> None:
     """Write the compiled form of every template under ``root`` into ``target`` (replaced)."""
     from ffgen.generate import restyle_cache
 
+    copied = sorted((root / _COPIED).rglob(f"*{_SUFFIX}"))
+    if copied:
+        raise RuntimeError(f"{copied[0]}: {_COPIED}/ is copied as it is, never rendered")
     with tempfile.TemporaryDirectory() as tmp:
         staging = Path(tmp) / "compiled"
         environment = _make_environment(_source_loader(root))
         environment.compile_templates(
-            str(staging), filter_func=lambda name: name.endswith(_SUFFIX), zip=None,
-            ignore_errors=False,
+            str(staging), filter_func=_is_template, zip=None, ignore_errors=False,
         )
+        _use_our_runtime(staging)
         (staging / _STAMP).write_text(_stamp_module(root), encoding="utf-8")
         cache = restyle_cache.cache_module(environment, restyle_cache.constant_templates(root))
         (staging / restyle_cache.MODULE).write_text(cache, encoding="utf-8")
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(staging, target)
+
+
+def _is_template(name: str) -> bool:
+    return name.endswith(_SUFFIX) and not name.startswith(f"{_COPIED}/")
 
 
 def _source_loader(root: Path):
@@ -125,12 +158,34 @@ def _source_loader(root: Path):
     return jinja2.FileSystemLoader(str(root))
 
 
+def _use_our_runtime(folder: Path) -> None:
+    """Point every compiled module's import of Jinja's runtime at ffgen's."""
+    import re
+
+    from ffgen.generate import template_runtime
+
+    for path in sorted(folder.glob("tmpl_*.py")):
+        first, newline, rest = path.read_text(encoding="utf-8").partition("\n")
+        names = first[len(_JINJA_RUNTIME):].split(", ")
+        other = re.search(r"^\s*(from|import) jinja2", rest, re.M)
+        if not first.startswith(_JINJA_RUNTIME) or other:
+            raise RuntimeError(f"{path.name}: Jinja's compiled form changed: {first!r}")
+        lacking = [name for name in names if not hasattr(template_runtime, name)]
+        if lacking:
+            raise RuntimeError(f"{path.name} needs {lacking} from ffgen.generate.template_runtime")
+        path.write_text(_OUR_RUNTIME + ", ".join(names) + newline + rest, encoding="utf-8")
+
+
 def _stamp_module(root: Path) -> str:
+    import jinja2
+
     return (
         '"""The templates of ``ffgen.templates``, compiled by Jinja (generated: do not edit).\n\n'
         "Regenerate with ``python -m ffgen.generate.render --write``; ffgen.generate.render uses\n"
-        'these modules only while STAMP matches the template sources and the Jinja version.\n"""\n'
-        f"\nSTAMP = {sources_stamp(root)!r}\n"
+        'these modules (through ffgen.generate.template_runtime) only while STAMP matches the\n'
+        'template sources.\n"""\n'
+        f"\nCOMPILED_BY = {'jinja2 ' + jinja2.__version__!r}\n"
+        f"STAMP = {sources_stamp(root)!r}\n"
     )
 
 

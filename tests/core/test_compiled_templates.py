@@ -1,16 +1,19 @@
 """The compiled templates shipped in ffgen/generate/compiled/ are exactly what Jinja makes of the
-template sources today, and a stale compiled form is never rendered.
+template sources today (pointed at ffgen's runtime), and a stale compiled form is never rendered.
 
 Regenerate them with ``python -m ffgen.generate.render --write``.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import jinja2
+import pytest
 
 from ffgen.generate import render
+from ffgen.generate.template_env import CompiledTemplates
 from ffgen.skill import SKILL_TEMPLATE, render_skill
 
 REGENERATE = "run python -m ffgen.generate.render --write"
@@ -33,11 +36,41 @@ def test_compiled_templates_match_their_sources(tmp_path):
 def test_renders_go_through_the_compiled_form_and_read_the_same(monkeypatch):
     render._environment.cache_clear()
     monkeypatch.setattr(render, "_environment", render._environment.__wrapped__)
-    assert isinstance(render._environment().loader, jinja2.ModuleLoader), f"stale: {REGENERATE}"
+    assert isinstance(render._environment(), CompiledTemplates), f"stale: {REGENERATE}"
     compiled = render_skill()
     monkeypatch.setattr(render, "COMPILED", render.COMPILED.parent / "missing")
     assert isinstance(render._environment().loader, jinja2.FileSystemLoader)
     assert render_skill() == compiled
+
+
+def test_the_stamp_changes_with_any_template_byte_and_any_added_or_removed_one(tmp_path):
+    root = tmp_path / "templates"
+    shutil.copytree(render.templates_root(), root)
+    stamps = [render.sources_stamp(root)]
+    source = root / render.DOCS_TEMPLATE
+    data = source.read_bytes()
+    source.write_bytes(data[:100] + bytes([data[100] ^ 1]) + data[101:])  # one bit of one byte
+    stamps.append(render.sources_stamp(root))
+    source.write_bytes(data)
+    assert render.sources_stamp(root) == stamps[0]
+    os.utime(source, (0, 0))  # times prove nothing: the same bytes are the same stamp
+    assert render.sources_stamp(root) == stamps[0]
+    added = root / "algorithm" / "families" / "deeper" / "new.py.jinja"
+    added.parent.mkdir()
+    added.write_text("")
+    stamps.append(render.sources_stamp(root))
+    added.unlink()
+    (root / render.DOCS_TEMPLATE).rename(root / "algorithm" / "docs2.md.jinja")
+    stamps.append(render.sources_stamp(root))
+    (root / "algorithm" / "docs2.md.jinja").unlink()
+    stamps.append(render.sources_stamp(root))
+    (root / "sandbox" / "notes.txt").write_text("not a template")
+    assert render.sources_stamp(root) == stamps[-1]
+    assert len(set(stamps)) == len(stamps)
+    # the sandbox is copied, never rendered (the check skips it): compiling refuses a template
+    (root / "sandbox" / "stray.py.jinja").write_text("{{ x }}")
+    with pytest.raises(RuntimeError, match="stray.py.jinja"):
+        render.compile_templates(root, tmp_path / "compiled")
 
 
 def test_an_edited_template_is_rendered_from_its_source(tmp_path, monkeypatch):

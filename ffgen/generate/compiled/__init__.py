@@ -1,7 +1,9 @@
 """The templates of ``ffgen.templates``, compiled by Jinja (generated: do not edit).
 
 Regenerate with ``python -m ffgen.generate.render --write``; ffgen.generate.render uses
-these modules only while STAMP matches the template sources and the Jinja version.
+these modules (through ffgen.generate.template_runtime) only while STAMP matches the
+template sources.
 """
 
-STAMP = 'jinja2 3.1.6, templates sha256 580e353eb1dd2b6a3e51ced648f7c7391e046d803dbca59e7b7ad671c6c4785e'
+COMPILED_BY = 'jinja2 3.1.6'
+STAMP = 'templates sha256 9cfd53b562a54c8ae917fb9b7df4f3ee56cdd4c92a11453eff7d5a22dbf0b13c'
