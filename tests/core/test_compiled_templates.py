@@ -95,9 +95,42 @@ def test_a_template_no_context_changes_is_restyled_ahead_of_time_and_the_same(mo
     assert stored is not None, f"stale: {REGENERATE}"
     assert stored == typing_generics(text) != text
     assert restyle_cache.known_typing(text + "\n") is None  # any other text: restyled as before
-    restyle_cache._table.cache_clear()
+    restyle_cache._stored.cache_clear()
     monkeypatch.setattr(restyle_cache, "code_stamp", lambda: "other restyling code")
     try:
         assert restyle_cache.known_typing(text) is None  # made by other code: not used
     finally:
-        restyle_cache._table.cache_clear()
+        restyle_cache._stored.cache_clear()
+
+
+def test_a_stored_text_is_known_to_compile_under_any_comment_header():
+    from ffgen.generate import restyle_cache
+    from ffgen.generate.restyle import typing_generics
+
+    text = render._environment().get_template(render.CHECKLIST_TEMPLATE).render()
+    header = "# Copyright 2026 Someone\n#\n# Licensed as it says.\n"
+    for form in (text, typing_generics(text)):
+        assert restyle_cache.known_to_compile(form), f"stale: {REGENERATE}"
+        assert restyle_cache.known_to_compile(f"{header}\n{form}")
+    assert not restyle_cache.known_to_compile(text + "x = (\n")  # any other text: compiled
+    assert not restyle_cache.known_to_compile(f"{header}x = (\n{text}")  # code in the header
+    assert not restyle_cache.known_to_compile(f"{header}{text}")  # not as restyle joins them
+    assert not restyle_cache.known_to_compile(f"# -*- coding: latin-1 -*-\n{header}\n{text}")
+
+
+def test_apply_compiles_every_python_text_but_a_stored_one(monkeypatch):
+    from ffgen.errors import RefusedError
+    from ffgen.generate.plan import FileChange, Status
+    from ffgen.write import apply
+
+    compiled = []
+    real = compile
+    monkeypatch.setattr(apply, "compile", lambda *a, **k: compiled.append(a[1]) or real(*a, **k),
+                        raising=False)
+    text = render._environment().get_template(render.CHECKLIST_TEMPLATE).render()
+    apply.validate_content(FileChange("tests/trainers/checklist.py", Status.CREATE, None,
+                                      f"# Header\n\n{text}"))
+    assert compiled == []
+    with pytest.raises(RefusedError, match="does not compile"):
+        apply.validate_content(FileChange("tests/x.py", Status.CREATE, None, text + "x = (\n"))
+    assert compiled == ["tests/x.py"]
