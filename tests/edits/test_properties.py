@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable
 
 import libcst as cst
@@ -40,6 +41,8 @@ keys = (
     st.from_regex(r"[a-z][a-z0-9]{0,7}(-[a-z0-9]{1,5}){0,2}", fullmatch=True)
     .filter(lambda k: k not in TAKEN_KEYS and k.replace("-", "_") not in TAKEN_MODULES)
     .filter(lambda k: k.replace("-", "_").isidentifier())
+    # a module named like a keyword (``as``) cannot be imported; ``new`` refuses such a NAME
+    .filter(lambda k: not keyword.iskeyword(k.replace("-", "_")))
 )
 
 
