@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -129,6 +127,9 @@ def compiled_is_current(root: Path, compiled: Path) -> bool:
 
 def compile_templates(root: Path, target: Path) -> None:
     """Write the compiled form of every template under ``root`` into ``target`` (replaced)."""
+    import shutil  # only here: rendering never needs them
+    import tempfile
+
     from ffgen.generate import restyle_cache
 
     copied = sorted((root / _COPIED).rglob(f"*{_SUFFIX}"))

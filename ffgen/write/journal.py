@@ -72,9 +72,7 @@ def durable_write(path: Path, data: bytes, mode: int) -> None:
     """Replace ``path`` with ``data`` atomically and durably: a temporary sibling, written and
     synced to disk, given ``mode``, renamed over the path. Readers see the old file or the new
     one."""
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
+    fd, tmp = _temporary_sibling(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -85,6 +83,26 @@ def durable_write(path: Path, data: bytes, mode: int) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# Created only if absent, never through a link, binary where the OS tells text apart: what
+# tempfile.mkstemp opens with, without its random names (the checkout lock already keeps other
+# ffgen runs out; a name a killed run left is skipped, and removed when its journal settles).
+_NEW_FILE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+_TRIES = 100
+
+
+def _temporary_sibling(path: Path) -> tuple[int, str]:
+    """A new, empty ``.<name>.<pid>-<n>.ffgen-tmp`` beside ``path``, open for writing (mode
+    0o600 until the content is in)."""
+    for n in range(_TRIES):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}-{n}{TMP_SUFFIX}")
+        try:
+            return os.open(tmp, _NEW_FILE, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{_TRIES} temporary names beside {path} are taken")
 
 
 # fdatasync: the data and what reading it back needs (its size), not the times fsync adds; the

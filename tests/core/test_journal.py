@@ -261,3 +261,21 @@ def test_every_file_new_creates_has_the_umask_mode(trees):
     assert len(created) >= 6  # trainer, arguments, example, two tests, the record
     modes = {p: (new / p).stat().st_mode & 0o777 for p in created}
     assert set(modes.values()) == {0o666 & ~mask}, modes
+
+
+def test_a_temporary_sibling_is_new_and_never_a_name_left_behind(tmp_path):
+    from ffgen.write.journal import TMP_SUFFIX, _temporary_sibling, durable_write, remove_strays
+
+    target = tmp_path / "x.py"
+    left = tmp_path / f".x.py.{os.getpid()}-0{TMP_SUFFIX}"
+    left.write_text("a killed run's")
+    (tmp_path / f".x.py.{os.getpid()}-1{TMP_SUFFIX}").symlink_to(tmp_path / "elsewhere")
+    fd, tmp = _temporary_sibling(target)
+    os.close(fd)
+    assert tmp.endswith(f".x.py.{os.getpid()}-2{TMP_SUFFIX}")
+    assert os.stat(tmp).st_mode & 0o777 == 0o600 and not (tmp_path / "elsewhere").exists()
+    assert left.read_text() == "a killed run's"  # skipped, not truncated
+    durable_write(target, b"new", 0o644)
+    assert target.read_bytes() == b"new" and target.stat().st_mode & 0o777 == 0o644
+    remove_strays(tmp_path, "x.py")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.py"]
