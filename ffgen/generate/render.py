@@ -14,12 +14,12 @@ rendered by Jinja otherwise. ``tests/core/test_compiled_templates.py`` fails whe
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from functools import lru_cache
 from pathlib import Path
 
+from ffgen.digests import sha256
 from ffgen.generate.context import RenderContext
 
 # The files ``ffgen new`` renders for one algorithm, by role.
@@ -93,7 +93,7 @@ def sources_stamp(root: Path) -> str:
 
     Run before each command's first render, so kept cheap: one walk, one hash. (Which Jinja
     compiled them no longer matters here: the runtime is ffgen's own.)"""
-    digest = hashlib.sha256()
+    digest = sha256()
     top = os.path.join(str(root), "")  # each path found starts with it (scandir joins so)
     for path in sorted(_template_files(top, skip=_COPIED)):
         with open(path, "rb") as file:

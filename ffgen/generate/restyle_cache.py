@@ -15,9 +15,10 @@ writing one of them, under any licence header, needs no compile check again
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from pathlib import Path
+
+from ffgen.digests import sha256
 
 MODULE = "restyled.py"
 _HERE = Path(__file__).resolve().parent
@@ -27,7 +28,7 @@ _JINJA = ("{{", "{%")  # what makes a render depend on its context (a {# comment
 
 
 def code_stamp() -> str:
-    digest = hashlib.sha256()
+    digest = sha256()
     for path in _CODE:
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -73,7 +74,7 @@ def _stored():
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 def constant_templates(root: Path) -> list[str]:

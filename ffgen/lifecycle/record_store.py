@@ -27,11 +27,11 @@ still read: ``decode`` tells the two apart by xz's magic bytes.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import re
 import zlib
 
+from ffgen.digests import sha256 as _sha256
 from ffgen.errors import RefusedError
 
 BASE_DIR = ".ffgen/base"
@@ -44,7 +44,7 @@ ATTRIBUTES_TEXT = (
 
 
 def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _sha256(text.encode("utf-8")).hexdigest()
 
 
 EXTENSION = ".b85"

@@ -16,12 +16,12 @@ into an unknown shape is refused with the field it got wrong, never half-trusted
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Mapping
 from enum import Enum
 
 from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
+from ffgen.digests import sha256 as _sha256
 from ffgen.errors import RefusedError
 from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
 from ffgen.record import fields_of
@@ -57,7 +57,7 @@ def answers_path(key: str) -> str:
 
 
 def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _sha256(text.encode("utf-8")).hexdigest()
 
 
 @value_record

@@ -60,9 +60,9 @@ def new_journal(key: str, entries: Iterable[Entry], created_dirs: Iterable[str])
 
 
 def digest(data: bytes) -> str:
-    import hashlib  # here, like tempfile below: a command that only reads never needs them
+    from ffgen.digests import sha256  # here: a command that only reads never needs it
 
-    return hashlib.sha256(data).hexdigest()
+    return sha256(data).hexdigest()
 
 
 # -- durable writes ------------------------------------------------------------------------------
