@@ -20,4 +20,10 @@ try:
 except ImportError:
     from hashlib import sha1
 
-__all__ = ["sha1", "sha256"]
+__all__ = ["sha1", "sha256", "text_sha256"]
+
+
+def text_sha256(text: str) -> str:
+    """The hex sha256 of ``text`` in UTF-8: how records, merge bases and stored renders name a
+    text."""
+    return sha256(text.encode("utf-8")).hexdigest()

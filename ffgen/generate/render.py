@@ -139,7 +139,8 @@ def compile_templates(root: Path, target: Path) -> None:
         staging = Path(tmp) / "compiled"
         environment = _make_environment(_source_loader(root))
         environment.compile_templates(
-            str(staging), filter_func=_is_template, zip=None, ignore_errors=False,
+            str(staging), filter_func=lambda name: name.endswith(_SUFFIX), zip=None,
+            ignore_errors=False,
         )
         _use_our_runtime(staging)
         (staging / _STAMP).write_text(_stamp_module(root), encoding="utf-8")
@@ -147,10 +148,6 @@ def compile_templates(root: Path, target: Path) -> None:
         (staging / restyle_cache.MODULE).write_text(cache, encoding="utf-8")
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(staging, target)
-
-
-def _is_template(name: str) -> bool:
-    return name.endswith(_SUFFIX) and not name.startswith(f"{_COPIED}/")
 
 
 def _source_loader(root: Path):

@@ -31,7 +31,7 @@ import json
 import re
 import zlib
 
-from ffgen.digests import sha256 as _sha256
+from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
 
 BASE_DIR = ".ffgen/base"
@@ -41,10 +41,6 @@ ATTRIBUTES_TEXT = (
     "# ffgen's merge bases (see .ffgen/answers): compressed, not for review\n"
     "*.b85 -diff linguist-generated=true\n"
 )
-
-
-def sha256(text: str) -> str:
-    return _sha256(text.encode("utf-8")).hexdigest()
 
 
 EXTENSION = ".b85"

@@ -21,7 +21,7 @@ from enum import Enum
 
 from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
-from ffgen.digests import sha256 as _sha256
+from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
 from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
 from ffgen.record import fields_of
@@ -54,10 +54,6 @@ _TOP_KEYS = (
 
 def answers_path(key: str) -> str:
     return f"{ANSWERS_DIR}/{key}.yml"
-
-
-def sha256(text: str) -> str:
-    return _sha256(text.encode("utf-8")).hexdigest()
 
 
 @value_record
