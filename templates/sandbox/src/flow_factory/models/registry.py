@@ -20,6 +20,7 @@ import importlib
 
 _MODEL_ADAPTER_REGISTRY: dict[str, str] = {
     "toy": "flow_factory.models.toy.ToyAdapter",
+    "sd3-5": "flow_factory.models.sd3_5.SD3Adapter",
 }
 
 
