@@ -255,6 +255,30 @@ def check(
 
 
 @app.command()
+def smoke(
+    key: str = typer.Argument(..., metavar="KEY", help="Registry key of the algorithm."),
+    checkout: Path | None = _CHECKOUT,
+    compare: str | None = typer.Option(
+        None, "--compare", metavar="OTHER", help="Run OTHER the same way; compare step by step."
+    ),
+    device: str = typer.Option("cpu", "--device", metavar="cpu|cuda", help="Where to train."),
+    cycles: int = typer.Option(2, "--cycles", metavar="N", help="Acquisition cycles to run."),
+    seed: int | None = typer.Option(None, "--seed", metavar="N", help="Seed (default 0)."),
+    python: str | None = typer.Option(
+        None, "--python", metavar="PATH", help="The checkout's interpreter (default: this one)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    debug: bool = _DEBUG,
+) -> None:
+    """Train KEY for a few steps on a tiny local model through the checkout's own trainer;
+    report losses, rewards, grad norms and whether the right weights moved."""
+    from ffgen.smoke.command import run_smoke
+
+    _run(debug, lambda: run_smoke(checkout, key, compare=compare, device=device, cycles=cycles,
+                                  seed=seed, python=python, fmt_json=as_json))
+
+
+@app.command()
 def skill(
     checkout: Path | None = _CHECKOUT,
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the plan and diff; write nothing."),

@@ -1,0 +1,227 @@
+"""The process ``ffgen smoke`` starts in the checkout's environment: ``python driver.py PLAN``.
+
+Needs only the standard library, torch, diffusers/transformers and the checkout's own
+``flow_factory`` (its ``src`` comes first on ``PYTHONPATH``); ffgen itself is not imported.
+It builds (or reuses) the tiny models, writes the tiny data, trains through the checkout's
+config loader, trainer loader and ``BaseTrainer.start()``, and prints one JSON object per line
+prefixed with :data:`PREFIX`: ``{"event": "step", ...}`` per optimizer step, then
+``{"event": "weights", ...}``, or ``{"event": "error", ...}`` when training raised.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+PREFIX = "FFGEN-SMOKE "
+PROMPTS = ("a red fox", "a blue whale", "a green tree", "a small house", "a tall tower",
+           "an old car", "a white cat", "a dark lake")
+_real_stdout = sys.stdout
+
+
+def emit(event: str, **fields: Any) -> None:
+    _real_stdout.write(PREFIX + json.dumps({"event": event, **fields}) + "\n")
+    _real_stdout.flush()
+
+
+# ---------------------------------------------------------------------------- data
+def _is_sandbox() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("flow_factory.sandbox_support") is not None
+
+
+def _media(folder: Path, name: str, seed: int, resolution: int) -> str:
+    """One target "image": 8 floats in the sandbox (its toy media), else a small PNG."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    if _is_sandbox():
+        path = folder / f"{name}.json"
+        path.write_text(json.dumps(torch.randn(8, generator=generator).tolist()))
+    else:
+        from PIL import Image
+
+        pixels = torch.randint(0, 256, (resolution, resolution, 3), generator=generator)
+        path = folder / f"{name}.png"
+        Image.fromarray(pixels.to(torch.uint8).numpy()).save(path)
+    return str(path)
+
+
+def _record(index: int, prompt: str, supervision: dict, metadata: dict) -> dict:
+    return {"schema_version": 2, "id": f"smoke-{index:03d}",
+            "input": {"prompt": prompt, "media": []}, "supervision": supervision,
+            "metadata": {"index": index, **metadata}}
+
+
+def _field_value(annotation: str, index: int) -> Any:
+    kinds = {"int": index, "float": 0.5 + index, "bool": index % 2 == 0, "str": f"smoke {index}"}
+    return kinds.get(annotation.split("|")[0].strip(), f"smoke {index}")
+
+
+def make_data(data: dict, seed: int, resolution: int) -> None:
+    folder = Path(data["dir"])
+    folder.mkdir(parents=True, exist_ok=True)
+    kind, count = data["kind"], int(data["count"])
+    prompts = [PROMPTS[i % len(PROMPTS)] for i in range(count)]
+    if kind == "prompts":
+        lines = [{"prompt": p} for p in prompts]
+        (folder / "train.txt").write_text("".join(p + "\n" for p in prompts))
+    else:
+        lines = []
+        for i, prompt in enumerate(prompts):
+            media = lambda tag, j=i: [{"type": "image", "path": _media(  # noqa: E731
+                folder / "media", f"{j:03d}{tag}", seed * 1000 + j * 2 + (tag == "_r"),
+                resolution)}]
+            if kind == "preference_pairs":
+                sup = {"type": "preference", "chosen": {"media": media("_c")},
+                       "rejected": {"media": media("_r")}}
+            else:
+                sup = {"type": "demonstration", "target": {"media": media("")}}
+            fields = {name: _field_value(ann, i) for name, ann in data.get("fields", ())}
+            lines.append(_record(i, prompt, sup, fields))
+    (folder / "train.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+# ---------------------------------------------------------------------------- weights
+def _modules(adapter: Any) -> dict[str, Any]:
+    """Every ``nn.Module`` the adapter holds directly or in a dict/list attribute, by name."""
+    from torch import nn
+
+    found: dict[str, Any] = {}
+    for name, value in vars(adapter).items():
+        items = value.items() if isinstance(value, dict) else (
+            enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)])
+        for sub, item in items:
+            if isinstance(item, nn.Module) and all(item is not m for m in found.values()):
+                found[name if sub is None else f"{name}.{sub}"] = item
+    return found
+
+
+def _snapshot(adapter: Any) -> dict[str, tuple[bool, Any]]:
+    """``module.param`` -> (trainable, cloned tensor); a parameter shared by two names once."""
+    seen: set[int] = set()
+    state: dict[str, tuple[bool, Any]] = {}
+    for prefix, module in _modules(adapter).items():
+        for name, param in module.named_parameters():
+            if id(param) not in seen:
+                seen.add(id(param))
+                state[f"{prefix}.{name}"] = (param.requires_grad, param.detach().clone())
+    for name, tensors in getattr(adapter, "_snapshots", {}).items():
+        for i, tensor in enumerate(tensors):
+            state[f"snapshot:{name}.{i}"] = (None, tensor.detach().clone())
+    return state
+
+
+def _live(adapter: Any) -> dict[str, Any]:
+    live = {}
+    for prefix, module in _modules(adapter).items():
+        for name, param in module.named_parameters():
+            live.setdefault(f"{prefix}.{name}", param)
+    for name, tensors in getattr(adapter, "_snapshots", {}).items():
+        for i, tensor in enumerate(tensors):
+            live[f"snapshot:{name}.{i}"] = tensor
+    return live
+
+
+def weights_report(before: dict, adapter: Any) -> dict:
+    import torch
+
+    live = _live(adapter)
+    moved = {name for name, (_, old) in before.items()
+             if name in live and not torch.equal(old, live[name].detach().to(old.device))}
+    trainable = [n for n, (flag, _) in before.items() if flag is True]
+    frozen = [n for n, (flag, _) in before.items() if flag is False]
+    snapshots = sorted({n.split(".")[0] for n, (flag, _) in before.items() if flag is None})
+    return {
+        "trainable": len(trainable),
+        "trainable_moved": sum(n in moved for n in trainable),
+        "frozen": len(frozen),
+        "frozen_moved": sorted(n for n in frozen if n in moved)[:10],
+        "snapshots_moved": [s for s in snapshots
+                            if any(n.startswith(s + ".") and n in moved for n in before)],
+        "snapshots": snapshots,
+    }
+
+
+# ---------------------------------------------------------------------------- training
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value.detach().float().mean()) if hasattr(value, "detach") else float(value)
+    except (TypeError, ValueError):
+        return None
+    return number
+
+
+def _capture(trainer: Any) -> list[dict]:
+    """Wrap the trainer's ``log_data``: each call with a loss or grad norm is one step."""
+    steps: list[dict] = []
+    original = trainer.log_data
+    clock = {"last": time.perf_counter()}
+
+    def log_data(data: Any, step: int, *args: Any, **kwargs: Any) -> Any:
+        figures = {str(k): _number(v) for k, v in dict(data).items()}
+        figures = {k: v for k, v in figures.items() if v is not None}
+        if any(k.endswith(("loss", "grad_norm")) for k in figures):
+            now = time.perf_counter()
+            row = {"step": int(step), "time": now - clock["last"], "figures": figures}
+            clock["last"] = now
+            steps.append(row)
+            emit("step", **row)
+        return original(data, step, *args, **kwargs)
+
+    trainer.log_data = log_data
+    return steps
+
+
+def _load_trainer(config_path: str) -> Any:
+    """The checkout's own path from a YAML file to a built trainer."""
+    from flow_factory.hparams import Arguments
+    from flow_factory.trainers.loader import load_trainer
+
+    return load_trainer(Arguments.load_from_yaml(config_path))
+
+
+def train(plan: dict) -> int:
+    import torch
+
+    seed = int(plan["seed"])
+    torch.manual_seed(seed)
+    trainer = _load_trainer(plan["config"])
+    before = _snapshot(trainer.adapter)
+    steps = _capture(trainer)
+    sys.stdout = sys.stderr  # the trainer's own prints stay out of the JSON stream
+    try:
+        trainer.start()
+    finally:
+        sys.stdout = _real_stdout
+    emit("weights", **weights_report(before, trainer.adapter))
+    bad = [s for s in steps for v in s["figures"].values() if not math.isfinite(v)]
+    return 1 if bad else 0
+
+
+def main(argv: list[str]) -> int:
+    plan = json.loads(Path(argv[1]).read_text())
+    sys.path.insert(0, plan["src"])
+    try:
+        import tiny_models
+
+        for model in plan["models"]:
+            tiny_models.build(model["type"], Path(model["dir"]), int(model["seed"]))
+        make_data(plan["data"], int(plan["seed"]), int(plan["resolution"]))
+        return train(plan)
+    except BaseException as exc:  # noqa: BLE001 - reported as one line to ffgen, traceback here
+        traceback.print_exc(file=sys.stderr)
+        message = str(exc).strip().splitlines()
+        emit("error", type=type(exc).__name__, message=message[-1] if message else "")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
