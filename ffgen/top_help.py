@@ -20,6 +20,7 @@ TEXT = (
     '  remove           Take an algorithm out: its files, registry entries,...\n'
     "  update           Re-render a generated algorithm with today's...\n"
     '  check            Fail when a generated algorithm is behind the...\n'
+    '  smoke            Train KEY for a few steps on a tiny local model...\n'
     '  skill            Write the agent skill that drives ffgen into the...\n'
     "  param            Add or remove a generated algorithm's hyperparameters...\n"
 )

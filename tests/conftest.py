@@ -18,3 +18,17 @@ def sandbox(tmp_path) -> Path:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+def keep_only_toy(root: Path) -> Path:
+    """Drop the sandbox's ``sd3-5`` model type: for checks of what ``new`` does in a checkout
+    whose model registry has one type (the model type is then forced, never asked)."""
+    registry = root / "src/flow_factory/models/registry.py"
+    lines = registry.read_text().splitlines(keepends=True)
+    registry.write_text("".join(line for line in lines if '"sd3-5"' not in line))
+    return root
+
+
+@pytest.fixture
+def toy_sandbox(tmp_path) -> Path:
+    return keep_only_toy(create_sandbox(tmp_path / "checkout"))

@@ -50,6 +50,12 @@ def run_smoke(checkout: Path | None, key: str, *, compare: str | None, device: s
     view = CheckoutView(root)
     settings = Settings(cycles=cycles, seed=seed, device=device)
     plans = [resolve(view, k, settings, SUPPORTED) for k in (key, *([compare] if compare else []))]
+    if len(plans) == 2 and plans[0].model_type != plans[1].model_type:
+        raise UsageError(
+            f"--compare needs one model type: {key} trains {plans[0].model_type}, {compare} "
+            f"{plans[1].model_type}; compare with an algorithm whose example uses "
+            f"{plans[0].model_type}"
+        )
     runs = []
     for plan in plans:
         if not fmt_json:
@@ -86,7 +92,9 @@ def _prepare(root: Path, plan: SmokePlan, settings: Settings) -> Path:
     config = run_dir / "config.yaml"
     config.write_text(yaml.safe_dump(plan.config, sort_keys=False))
     seed = settings.seed if settings.seed is not None else 0
-    models = [{"type": plan.model_type, "dir": str(root / plan.model_dir), "seed": seed}]
+    models = []
+    if plan.model_dir:
+        models.append({"type": plan.model_type, "dir": str(root / plan.model_dir), "seed": seed})
     if plan.teacher_dir:
         models.append({"type": plan.model_type, "dir": str(root / plan.teacher_dir),
                        "seed": seed + 1})

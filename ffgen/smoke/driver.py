@@ -164,14 +164,16 @@ def _capture(trainer: Any) -> list[dict]:
     steps: list[dict] = []
     original = trainer.log_data
     clock = {"last": time.perf_counter()}
+    pending: dict[str, float] = {}  # figures logged before the step (rewards of the rollout)
 
     def log_data(data: Any, step: int, *args: Any, **kwargs: Any) -> Any:
         figures = {str(k): _number(v) for k, v in dict(data).items()}
-        figures = {k: v for k, v in figures.items() if v is not None}
+        pending.update({k: v for k, v in figures.items() if v is not None})
         if any(k.endswith(("loss", "grad_norm")) for k in figures):
             now = time.perf_counter()
-            row = {"step": int(step), "time": now - clock["last"], "figures": figures}
+            row = {"step": int(step), "time": now - clock["last"], "figures": dict(pending)}
             clock["last"] = now
+            pending.clear()
             steps.append(row)
             emit("step", **row)
         return original(data, step, *args, **kwargs)

@@ -42,7 +42,7 @@ class SmokePlan:
     data_kind: str  # demonstrations | preference_pairs | prompts | record
     record_fields: tuple[tuple[str, str], ...]  # (name, annotation) of a record type's fields
     run_dir: str  # checkout-relative folder of this run (config, data)
-    model_dir: str
+    model_dir: str | None  # None: the adapter builds its tiny model itself (sandbox toy)
     teacher_dir: str | None
     config: dict
     overrides: tuple[Override, ...]
@@ -71,19 +71,24 @@ def resolve(view: CheckoutView, key: str, settings: Settings, supported: tuple[s
     example = _example(facts, key)
     data = example.data
     model_type = str((data.get("model") or {}).get("model_type", ""))
-    if model_type not in supported:
+    self_built = self_built_types(view)
+    if model_type not in supported and model_type not in self_built:
         raise UsageError(
             f"{example.path}: model type {model_type!r} has no tiny model for smoke; supported: "
-            f"{', '.join(supported)} (use an example of one of those)"
+            f"{', '.join(supported)}{''.join(f', {t} (sandbox)' for t in self_built)}"
         )
     kind, fields = _data_kind(view, facts, key, acquisition)
     run_dir = f"{CACHE_DIR}/smoke/{key}"
     seed = settings.seed if settings.seed is not None else 0
-    model_dir = f"{CACHE_DIR}/models/{model_type}-seed{seed}"
-    teacher = _needs_teacher(data)
-    teacher_dir = (f"{CACHE_DIR}/models/{model_type}-seed{seed + TEACHER_SEED_OFFSET}"
-                   if teacher else None)
-    ctx = _Ctx(view.root, run_dir, model_dir, teacher_dir, acquisition, feedback, settings)
+    if model_type in self_built:
+        model_dir = teacher_dir = None
+        model_path = self_built[model_type].format(seed=seed)
+    else:
+        model_dir = f"{CACHE_DIR}/models/{model_type}-seed{seed}"
+        model_path = str(view.root / model_dir)  # absolute: the driver may run elsewhere
+        teacher_dir = (f"{CACHE_DIR}/models/{model_type}-seed{seed + TEACHER_SEED_OFFSET}"
+                       if _needs_teacher(data) else None)
+    ctx = _Ctx(view.root, run_dir, model_path, teacher_dir, acquisition, feedback, settings)
     config, overrides = plan_overrides(data, ctx)
     return SmokePlan(key, example.path, model_type, acquisition, feedback, kind, fields,
                      run_dir, model_dir, teacher_dir, config, tuple(overrides))
@@ -140,6 +145,13 @@ def _record_fields(view: CheckoutView, trainer, type_name: str) -> tuple[tuple[s
     return ()
 
 
+def self_built_types(view: CheckoutView) -> dict[str, str]:
+    """The sandbox's toy type builds itself; a real checkout has no such type."""
+    from ffgen.smoke.tiny_models import SELF_BUILT
+
+    return SELF_BUILT if view.exists("src/flow_factory/sandbox_support.py") else {}
+
+
 def _needs_teacher(data: dict) -> bool:
     train = data.get("train") or {}
     return "teacher_path" in train or isinstance(train.get("teachers"), list)
@@ -149,7 +161,7 @@ def _needs_teacher(data: dict) -> bool:
 class _Ctx:
     root: Path
     run_dir: str
-    model_dir: str
+    model_path: str
     teacher_dir: str | None
     acquisition: str
     feedback: str
@@ -179,7 +191,7 @@ def plan_overrides(example: dict, ctx: _Ctx) -> tuple[dict, list[Override]]:
     put("num_processes", 1, only_if_present=True)
     if ctx.settings.device == "cpu":
         put("mixed_precision", "no")
-    put("model.model_name_or_path", absolute(ctx.model_dir))
+    put("model.model_name_or_path", ctx.model_path)
     put("data.datasets", [{
         "name": "smoke", "dataset_dir": absolute(f"{ctx.run_dir}/data"),
         "train": {"weight": 1}, "eval": {},

@@ -137,6 +137,9 @@ RECIPES: dict[str, Callable[[int], tuple[str, dict[str, Any]]]] = {
     "flux1": _flux1_components,
 }
 SUPPORTED = tuple(RECIPES)
+# Model types whose adapter builds its own tiny model from a path spelling: nothing to build.
+# Only the sandbox has one (its toy MLP); a real checkout's types all need a recipe above.
+SELF_BUILT = {"toy": "toy:seed={seed}"}
 _MARKER = "ffgen-tiny.json"  # written last: a folder without it is an interrupted build
 
 
@@ -150,13 +153,18 @@ def build(model_type: str, folder: Path, seed: int = 0) -> Path:
 
     class_name, components = RECIPES[model_type](seed)
     pipeline = getattr(diffusers, class_name)(**components)
-    with torch.no_grad():
-        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
-        pipeline.save_pretrained(tmp, safe_serialization=True)
-        (tmp / _MARKER).write_text(json.dumps({"model_type": model_type, "seed": seed}) + "\n")
-        if folder.exists():  # a build interrupted before its marker
-            import shutil
+    import shutil
 
-            shutil.rmtree(folder)
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    with torch.no_grad():
+        pipeline.save_pretrained(tmp, safe_serialization=True)
+    (tmp / _MARKER).write_text(json.dumps({"model_type": model_type, "seed": seed}) + "\n")
+    if folder.exists() and not marker.is_file():  # a build interrupted before its marker
+        shutil.rmtree(folder, ignore_errors=True)
+    try:
         tmp.rename(folder)
+    except OSError:  # another run finished the same build first: keep its copy
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not marker.is_file():
+            raise
     return folder

@@ -53,12 +53,12 @@ def request(**flags) -> NewRequest:
                       interactive=True, dry_run=True, force=False, fmt="text")
 
 
-def test_enter_at_a_question_without_default_asks_again(monkeypatch, sandbox):
+def test_enter_at_a_question_without_default_asks_again(monkeypatch, toy_sandbox):
     # acquisition: Enter (no default), then dataset; supervision: Enter, then demonstrations;
     # dynamics, state, ownership, finetune_type: Enter takes each default.
     term = FakeTerminal(monkeypatch, ["", "dataset", "", "", "demonstrations", "", "", ""])
     sources: interview.Sources = {}
-    facts = read_facts(CheckoutView(sandbox))
+    facts = read_facts(CheckoutView(toy_sandbox))
     a = gather_answers(request(), facts, term.console, None, sources)
     assert a.acquisition.value == "dataset" and a.supervision.kind is SupervisionKind.DEMONSTRATIONS
     assert a.ownership is Ownership.SINGLE and a.model_type == "toy"
@@ -78,9 +78,9 @@ def test_end_of_input_at_a_question_is_a_usage_error(monkeypatch, sandbox):
         gather_answers(request(), facts, term.console)
 
 
-def test_enter_on_a_real_terminal_is_asked_again(sandbox):
-    term = Terminal(["new", "my-algo", "--checkout", str(sandbox), "--dry-run",
-                     "--dynamics", "any", "--finetune-type", "lora"], cwd=sandbox)
+def test_enter_on_a_real_terminal_is_asked_again(toy_sandbox):
+    term = Terminal(["new", "my-algo", "--checkout", str(toy_sandbox), "--dry-run",
+                     "--dynamics", "any", "--finetune-type", "lora"], cwd=toy_sandbox)
     term.expect("acquisition")
     term.send("")
     term.expect("acquisition has no default")
@@ -163,8 +163,8 @@ def _answers_of(result) -> dict[str, dict[str, str]]:
     return json.loads(result.stdout)["answers"]
 
 
-def test_new_json_gives_each_resolved_answer_and_its_source(runner, sandbox):
-    result = ffgen(runner, "new", "my-algo", "--checkout", str(sandbox), "--yes", "--dry-run",
+def test_new_json_gives_each_resolved_answer_and_its_source(runner, toy_sandbox):
+    result = ffgen(runner, "new", "my-algo", "--checkout", str(toy_sandbox), "--yes", "--dry-run",
                    "--format", "json", "--acquisition", "generation", "--feedback",
                    "runtime_reward", "--paradigm", "coupled")
     answers = _answers_of(result)
@@ -177,11 +177,11 @@ def test_new_json_gives_each_resolved_answer_and_its_source(runner, sandbox):
     assert "roles" not in answers
 
 
-def test_a_replayed_record_s_answers_are_given(runner, sandbox):
+def test_a_replayed_record_s_answers_are_given(runner, toy_sandbox):
     flags = ("--yes", "--acquisition", "dataset", "--supervision", "demonstrations")
-    assert ffgen(runner, "new", "my-algo", "--checkout", str(sandbox), *flags).exit_code == 0
-    record = sandbox / ".ffgen/answers/my-algo.yml"
-    result = ffgen(runner, "new", "other-algo", "--checkout", str(sandbox), "--answers",
+    assert ffgen(runner, "new", "my-algo", "--checkout", str(toy_sandbox), *flags).exit_code == 0
+    record = toy_sandbox / ".ffgen/answers/my-algo.yml"
+    result = ffgen(runner, "new", "other-algo", "--checkout", str(toy_sandbox), "--answers",
                    str(record), "--dry-run", "--format", "json")
     answers = _answers_of(result)
     assert {v["source"] for v in answers.values()} == {"given"}

@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 9cfd53b562a54c8ae917fb9b7df4f3ee56cdd4c92a11453eff7d5a22dbf0b13c'
+STAMP = 'templates sha256 757a43c5d9e0e921eb2f803128e58fdb17ceffad25a9b59848fff74f4d079f6c'
