@@ -192,8 +192,12 @@ def plan_overrides(example: dict, ctx: _Ctx) -> tuple[dict, list[Override]]:
     if ctx.settings.device == "cpu":
         put("mixed_precision", "no")
     put("model.model_name_or_path", ctx.model_path)
+    # the example's first dataset name stays: a teacher's applicable_datasets may name it
+    datasets = (config.get("data") or {}).get("datasets")
+    first = datasets[0] if isinstance(datasets, list) and datasets else {}
+    name = first.get("name", "smoke") if isinstance(first, dict) else "smoke"
     put("data.datasets", [{
-        "name": "smoke", "dataset_dir": absolute(f"{ctx.run_dir}/data"),
+        "name": name, "dataset_dir": absolute(f"{ctx.run_dir}/data"),
         "train": {"weight": 1}, "eval": {},
     }])
     train = config.get("train") or {}

@@ -35,7 +35,7 @@ def headline(step: dict) -> dict[str, float | None]:
                     return value
         return None
 
-    return {"loss": pick("train/loss", "loss"), "reward": pick("reward_mean"),
+    return {"loss": pick("train/loss", "loss", "loss_mean"), "reward": pick("reward_mean"),
             "grad_norm": pick("grad_norm")}
 
 

@@ -121,7 +121,9 @@ def _flux1_components(seed: int) -> tuple[str, dict[str, Any]]:
         "transformer": _seeded(seed, lambda: FluxTransformer2DModel(
             patch_size=1, in_channels=4, num_layers=1, num_single_layers=1,
             attention_head_dim=16, num_attention_heads=2, joint_attention_dim=32,
-            pooled_projection_dim=32, axes_dims_rope=[4, 4, 8])),
+            pooled_projection_dim=32, axes_dims_rope=[4, 4, 8],
+            # FLUX.1-dev's layout: the real adapter always passes a guidance value
+            guidance_embeds=True)),
         "text_encoder": _seeded(seed + 1, lambda: CLIPTextModel(_clip_config(32))),
         "text_encoder_2": _seeded(seed + 2, _t5_encoder),
         "vae": _seeded(seed + 3, lambda: _vae(1, 1.5035, 0.1159)),

@@ -46,9 +46,11 @@ CLEAN_RUN_CPU_SECONDS = 10.0
 
 
 def _register_real_entry(root: Path) -> None:
-    """Add the real ``sd3-5`` entry to the copy's model registry (its one ``str -> str`` dict)."""
+    """Give the copy's model registry (its one ``str -> str`` dict) the real ``sd3-5`` entry in
+    place of the sandbox's own (a tiny real transformer smoke builds)."""
     path = root / REGISTRY
     text = path.read_text(encoding="utf-8")
+    text = re.sub(r'^    "sd3-5": .*\n', "", text, flags=re.MULTILINE)
     opening = re.compile(r"^_\w+: [dD]ict\[str, str\] = \{\n", re.MULTILINE)
     assert len(opening.findall(text)) == 1, "the sandbox registry is not one str -> str dict"
     key, target = REAL_ENTRY
