@@ -109,13 +109,17 @@ def test_compare_of_two_algorithms_with_one_objective_is_equal_step_by_step(smok
     assert judged and all(line.rstrip().endswith("equal") for line in judged), out
 
 
-def test_compare_json_gives_both_runs_and_the_rows(smoke_checkout):
-    result = smoke(smoke_checkout, TWINS[1], "--compare", TWINS[0], "--seed", "3", "--json")
+def test_compare_json_a_generated_sft_equals_the_built_in_step_by_step(tmp_path):
+    root = _toy_checkout(tmp_path)
+    result = smoke(root, "toy-sft", "--compare", "sft", "--json")
     data = report(result)
     assert result.returncode == 0, result.stderr
-    assert [r["key"] for r in data["runs"]] == [TWINS[1], TWINS[0]]
-    assert data["compare"]["verdict"] == "equal" and data["compare"]["rows"]
-    assert {r["judgement"] for r in data["compare"]["rows"]} == {"equal"}
+    assert [r["key"] for r in data["runs"]] == ["toy-sft", "sft"]
+    assert all(r["verdict"] == "trained" for r in data["runs"])
+    assert data["compare"]["verdict"] == "equal" and data["compare"]["time_ratio"] > 0
+    rows = data["compare"]["rows"]
+    assert {r["figure"] for r in rows} == {"loss", "grad_norm"}
+    assert {r["judgement"] for r in rows} == {"equal"}
 
 
 def _toy_checkout(tmp_path: Path) -> Path:
@@ -176,3 +180,14 @@ def test_a_trainer_that_raises_fails_the_run_with_its_error(tmp_path):
     assert result.returncode == 1
     assert "toy-sft: training failed: RuntimeError: boom" in _one_error_line(result)
     assert "RuntimeError: boom" in (root / ".ffgen/cache/smoke/toy-sft/driver.log").read_text()
+
+
+def test_compare_across_model_types_is_refused_before_anything_runs(tmp_path):
+    root = _toy_checkout(tmp_path)
+    _new(root, "sd3-sft", FAMILIES["sft"])
+    before = tree(root)
+    result = smoke(root, "toy-sft", "--compare", "sd3-sft")
+    assert result.returncode == 2
+    assert "--compare needs one model type: toy-sft trains toy, sd3-sft sd3-5" in (
+        _one_error_line(result))
+    assert tree(root) == before
