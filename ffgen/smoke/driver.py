@@ -90,63 +90,71 @@ def make_data(data: dict, seed: int, resolution: int) -> None:
 
 
 # ---------------------------------------------------------------------------- weights
-def _modules(adapter: Any) -> dict[str, Any]:
-    """Every ``nn.Module`` the adapter holds directly or in a dict/list attribute, by name."""
+def _walk(name: str, value: Any, out: dict[str, tuple[bool | None, Any]], seen: set[int],
+          depth: int = 0) -> None:
+    """Every tensor reachable from ``value``: module parameters with their ``requires_grad``
+    (trainable or frozen), other tensors (snapshots: reference, teacher, EMA) with None.
+    A pipeline is walked through its ``components``; containers two levels deep."""
+    import torch
     from torch import nn
 
-    found: dict[str, Any] = {}
-    for name, value in vars(adapter).items():
-        items = value.items() if isinstance(value, dict) else (
-            enumerate(value) if isinstance(value, (list, tuple)) else [(None, value)])
-        for sub, item in items:
-            if isinstance(item, nn.Module) and all(item is not m for m in found.values()):
-                found[name if sub is None else f"{name}.{sub}"] = item
-    return found
-
-
-def _snapshot(adapter: Any) -> dict[str, tuple[bool, Any]]:
-    """``module.param`` -> (trainable, cloned tensor); a parameter shared by two names once."""
-    seen: set[int] = set()
-    state: dict[str, tuple[bool, Any]] = {}
-    for prefix, module in _modules(adapter).items():
-        for name, param in module.named_parameters():
+    if isinstance(value, nn.Module):
+        for param_name, param in value.named_parameters():
             if id(param) not in seen:
                 seen.add(id(param))
-                state[f"{prefix}.{name}"] = (param.requires_grad, param.detach().clone())
-    for name, tensors in getattr(adapter, "_snapshots", {}).items():
-        for i, tensor in enumerate(tensors):
-            state[f"snapshot:{name}.{i}"] = (None, tensor.detach().clone())
-    return state
+                out[f"{name}.{param_name}"] = (param.requires_grad, param)
+    elif isinstance(value, torch.Tensor):
+        if id(value) not in seen:
+            seen.add(id(value))
+            out[name] = (None, value)
+    elif depth < 3:
+        components = getattr(value, "components", None)
+        items = (value.items() if isinstance(value, dict) else
+                 enumerate(value) if isinstance(value, (list, tuple)) else
+                 components.items() if isinstance(components, dict) else ())
+        for key, item in items:
+            _walk(f"{name}.{key}", item, out, seen, depth + 1)
 
 
-def _live(adapter: Any) -> dict[str, Any]:
-    live = {}
-    for prefix, module in _modules(adapter).items():
-        for name, param in module.named_parameters():
-            live.setdefault(f"{prefix}.{name}", param)
-    for name, tensors in getattr(adapter, "_snapshots", {}).items():
-        for i, tensor in enumerate(tensors):
-            live[f"snapshot:{name}.{i}"] = tensor
-    return live
+def _tensors(trainer: Any) -> dict[str, tuple[bool | None, Any]]:
+    """The adapter's tensors (its own attributes first), then the trainer's modules."""
+    from torch import nn
+
+    out: dict[str, tuple[bool | None, Any]] = {}
+    seen: set[int] = set()
+    for name, value in vars(trainer.adapter).items():
+        _walk(name, value, out, seen)
+    for name, value in vars(trainer).items():
+        if isinstance(value, nn.Module):
+            _walk(f"trainer.{name}", value, out, seen)
+    return out
 
 
-def weights_report(before: dict, adapter: Any) -> dict:
+def _snapshot(trainer: Any) -> dict[str, tuple[bool | None, Any]]:
+    return {n: (flag, t.detach().clone()) for n, (flag, t) in _tensors(trainer).items()}
+
+
+def _group(name: str) -> str:
+    """A snapshot tensor's group: its path without the per-tensor index."""
+    return name.rsplit(".", 1)[0] if name.rsplit(".", 1)[-1].isdigit() else name
+
+
+def weights_report(before: dict, trainer: Any) -> dict:
     import torch
 
-    live = _live(adapter)
-    moved = {name for name, (_, old) in before.items()
-             if name in live and not torch.equal(old, live[name].detach().to(old.device))}
+    live = {n: t for n, (_, t) in _tensors(trainer).items()}
+    moved = {name for name, (_, old) in before.items() if name in live and (
+        live[name].shape != old.shape or not torch.equal(old, live[name].detach().to(old.device)))}
     trainable = [n for n, (flag, _) in before.items() if flag is True]
     frozen = [n for n, (flag, _) in before.items() if flag is False]
-    snapshots = sorted({n.split(".")[0] for n, (flag, _) in before.items() if flag is None})
+    others = [n for n, (flag, _) in before.items() if flag is None]
     return {
         "trainable": len(trainable),
         "trainable_moved": sum(n in moved for n in trainable),
         "frozen": len(frozen),
         "frozen_moved": sorted(n for n in frozen if n in moved)[:10],
-        "snapshots_moved": [s for s in snapshots
-                            if any(n.startswith(s + ".") and n in moved for n in before)],
-        "snapshots": snapshots,
+        "snapshots": sorted({_group(n) for n in others}),
+        "snapshots_moved": sorted({_group(n) for n in others if n in moved}),
     }
 
 
@@ -196,14 +204,14 @@ def train(plan: dict) -> int:
     seed = int(plan["seed"])
     torch.manual_seed(seed)
     trainer = _load_trainer(plan["config"])
-    before = _snapshot(trainer.adapter)
+    before = _snapshot(trainer)
     steps = _capture(trainer)
     sys.stdout = sys.stderr  # the trainer's own prints stay out of the JSON stream
     try:
         trainer.start()
     finally:
         sys.stdout = _real_stdout
-    emit("weights", **weights_report(before, trainer.adapter))
+    emit("weights", **weights_report(before, trainer))
     bad = [s for s in steps for v in s["figures"].values() if not math.isfinite(v)]
     return 1 if bad else 0
 
