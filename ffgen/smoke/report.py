@@ -39,6 +39,15 @@ def headline(step: dict) -> dict[str, float | None]:
             "grad_norm": pick("grad_norm")}
 
 
+def role_of(step: dict) -> str:
+    """The role a multi-role step updated (its figures are ``train/<role>_grad_norm``...)."""
+    for name in step["figures"]:
+        leaf = name.rsplit("/", 1)[-1]
+        if leaf.endswith("_grad_norm"):
+            return leaf.removesuffix("_grad_norm")
+    return ""
+
+
 def median_time(run) -> float | None:
     times = [s["time"] for s in run.steps]
     return statistics.median(times) if times else None
@@ -50,11 +59,15 @@ def _fmt(value: float | None) -> str:
 
 def print_run(run) -> None:
     print(f"\n{run.plan.key}: {len(run.steps)} optimizer steps")
+    width = max([len(role_of(s)) for s in run.steps] + [0])
+    role = (lambda s: f"  {role_of(s):<{width}}") if width else (lambda s: "")  # noqa: E731
     if run.steps:
-        print(f"  {'step':>4}  {'loss':>12}  {'reward':>12}  {'grad_norm':>12}  {'time_s':>8}")
+        title = f"  {'role':<{width}}" if width else ""
+        print(f"  {'step':>4}{title}  {'loss':>12}  {'reward':>12}  {'grad_norm':>12}  "
+              f"{'time_s':>8}")
     for s in run.steps:
         h = headline(s)
-        print(f"  {s['step']:>4}  {_fmt(h['loss']):>12}  {_fmt(h['reward']):>12}  "
+        print(f"  {s['step']:>4}{role(s)}  {_fmt(h['loss']):>12}  {_fmt(h['reward']):>12}  "
               f"{_fmt(h['grad_norm']):>12}  {s['time']:>8.3f}")
     median = median_time(run)
     if median is not None:
@@ -150,7 +163,7 @@ def _run_json(run) -> dict:
         "key": run.plan.key, "example": run.plan.example, "model_type": run.plan.model_type,
         "data": run.plan.data_kind,
         "overrides": [{"key": o.key, "old": o.old, "new": o.new} for o in run.plan.overrides],
-        "steps": [{**s, **headline(s)} for s in run.steps],
+        "steps": [{**s, **headline(s), "role": role_of(s) or None} for s in run.steps],
         "median_step_time": median_time(run), "weights": run.weights, "error": run.error,
         "verdict": verdict(run) or "trained",
     }
