@@ -100,6 +100,7 @@ def _prepare(root: Path, plan: SmokePlan, settings: Settings) -> Path:
                        "seed": seed + 1})
     driver_plan = {
         "src": str(root / "src"), "config": str(config), "models": models, "seed": seed,
+        "device": settings.device,
         "resolution": RESOLUTION,
         "data": {"dir": str(run_dir / "data"), "kind": plan.data_kind, "count": DATA_COUNT,
                  "fields": [list(f) for f in plan.record_fields]},

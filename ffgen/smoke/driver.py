@@ -201,6 +201,8 @@ def _load_trainer(config_path: str) -> Any:
 def train(plan: dict) -> int:
     import torch
 
+    if plan["device"] == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda: this interpreter's torch sees no CUDA device")
     seed = int(plan["seed"])
     torch.manual_seed(seed)
     trainer = _load_trainer(plan["config"])

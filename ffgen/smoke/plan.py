@@ -23,6 +23,9 @@ DATA_COUNT = 4  # records or prompts per dataset: a few optimizer steps per cycl
 GROUP_SIZE = 2  # samples per prompt for generation: the least a group advantage needs
 UNIQUE_PROMPTS = 2
 RESOLUTION = 16
+# What the offline loader fills in a record type; its other fields come from record metadata.
+LOADER_FIELDS = frozenset({"record_id", "source", "prompt", "negative_prompt", "input_media",
+                           "target_media", "chosen_media", "rejected_media", "metadata"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -141,6 +144,7 @@ def _record_fields(view: CheckoutView, trainer, type_name: str) -> tuple[tuple[s
             return tuple(
                 (s.target.id, ast.unparse(s.annotation)) for s in node.body
                 if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                and s.target.id not in LOADER_FIELDS
             )
     return ()
 
