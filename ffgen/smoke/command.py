@@ -116,6 +116,10 @@ def _execute(root: Path, plan: SmokePlan, settings: Settings, interpreter: str) 
     env["PYTHONPATH"] = os.pathsep.join(
         [str(root / "src"), *filter(None, [env.get("PYTHONPATH")])])
     env.setdefault("HF_HUB_OFFLINE", "1")  # the tiny models are local; never reach a hub
+    # nothing written outside the checkout: bytecode (of the driver's own modules too) and any
+    # Hugging Face cache go under the checkout's cache folder
+    env["PYTHONPYCACHEPREFIX"] = str(root / CACHE_DIR / "pycache")
+    env["HF_HOME"] = str(root / CACHE_DIR / "huggingface")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     if settings.device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""
