@@ -204,6 +204,7 @@ def plan_overrides(example: dict, ctx: _Ctx) -> tuple[dict, list[Override]]:
         "name": name, "dataset_dir": absolute(f"{ctx.run_dir}/data"),
         "train": {"weight": 1}, "eval": {},
     }])
+    _runtime(ctx, put, absolute)
     train = config.get("train") or {}
     put("train.max_epochs", ctx.settings.cycles)
     put("train.resolution", RESOLUTION, only_if_present=True)
@@ -218,10 +219,26 @@ def plan_overrides(example: dict, ctx: _Ctx) -> tuple[dict, list[Override]]:
     if ctx.settings.seed is not None:
         put("train.seed", ctx.settings.seed)
         put("scheduler.seed", ctx.settings.seed, only_if_present=True)
-    put("eval.eval_freq", 0, only_if_present=True)
-    put("log.save_freq", 0, only_if_present=True)
+    # no evaluation, no checkpoint (a default frequency would evaluate with the example's reward
+    # models or write outside the run folder)
+    put("eval.eval_freq", 0)
+    put("log.save_freq", 0)
     put("log.save_dir", absolute(f"{ctx.run_dir}/out"), only_if_present=True)
     return config, changes
+
+
+def _runtime(ctx: _Ctx, put, absolute) -> None:
+    """Where a real run would write or reach out, and the dtypes a CPU needs."""
+    # the preprocessing cache keys on the model's path, not its content: one per run folder,
+    # rebuilt each run (a real checkout's default lies outside the checkout)
+    put("data.cache_dir", absolute(f"{ctx.run_dir}/cache"))
+    put("data.force_reprocess", True)
+    put("data.dataloader_num_workers", 0, only_if_present=True)
+    put("log.logging_backend", "none", only_if_present=True)  # no tracker login or network
+    if ctx.settings.device == "cpu":  # bf16 master weights round tiny updates away on CPU
+        for key in ("trainable_parameters_dtype", "frozen_parameters_dtype",
+                    "component_load_dtypes"):
+            put(f"model.{key}", "fp32")
 
 
 def _generation_sizes(train: dict, put) -> None:
@@ -248,5 +265,5 @@ def _teacher(train: dict, ctx: _Ctx, put, absolute) -> None:
         fixed = [dict(t, path=absolute(ctx.teacher_dir)) if isinstance(t, dict) else t
                  for t in teachers]
         put("train.teachers", fixed)
-    if ctx.settings.device == "cpu":
-        put("train.teacher_param_device", "cpu", only_if_present=True)
+    if ctx.settings.device == "cpu":  # the real default is cuda
+        put("train.teacher_param_device", "cpu")

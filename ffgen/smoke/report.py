@@ -35,7 +35,13 @@ def headline(step: dict) -> dict[str, float | None]:
                     return value
         return None
 
-    return {"loss": pick("train/loss", "loss", "loss_mean"), "reward": pick("reward_mean"),
+    # the aggregate reward, else (per-reward aggregation) the first reward's mean
+    reward = pick("reward_mean")
+    if reward is None:
+        reward = next((v for n, v in figures.items()
+                       if n.rsplit("/", 1)[-1].startswith("reward_") and n.endswith("_mean")),
+                      None)
+    return {"loss": pick("train/loss", "loss", "loss_mean"), "reward": reward,
             "grad_norm": pick("grad_norm")}
 
 
