@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections import Counter
 from collections.abc import Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +29,6 @@ from ffgen.generate.context import build_context
 from ffgen.generate.param_code import check_params
 from ffgen.generate.plan import Plan, build_plan, check_plan_verifies, docs_markers
 from ffgen.output import files_json, output_console, print_plain_json, show_changes
-from ffgen.record import fields_of, record, replace
 from ffgen.write.apply import apply_plan
 from ffgen.write.journal import holding
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from rich.console import Console  # output_console may give a PlainConsole (same output)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class NewRequest:
     """What ``ffgen new`` was asked for: NAME, the flags and the options."""
     name: str
@@ -373,7 +374,7 @@ def answers_json(c: Classification, sources: interview.Sources) -> dict[str, obj
     from ffgen.lifecycle.records import flag_text
 
     out: dict[str, object] = {}
-    for name in fields_of(c.answers):
+    for name in (f.name for f in dataclasses.fields(c.answers)):
         value = c.category if name == "category" else getattr(c.answers, name)
         if value in (None, ()):
             continue

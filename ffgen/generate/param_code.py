@@ -11,12 +11,12 @@ files the user edited, so both ways give the same bytes. The Python is laid out 
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.classify.params import ParamSet, ParamSpec
 from ffgen.errors import UsageError
-from ffgen.record import record
 
 WIDTH = 100
 FIELD_INDENT = " " * 4
@@ -24,7 +24,7 @@ CHECK_INDENT = " " * 8
 HELP_PREFIX = "Objective hyperparameter"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ParamView:
     """One param as the templates see it."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from enum import Enum
 
@@ -25,8 +26,6 @@ from ffgen.lifecycle.records import (
     flag_text,
     parse_record,
 )
-from ffgen.record import fields_of
-from ffgen.record import record as value_record  # "record" names ffgen's records here
 
 
 class Status(str, Enum):
@@ -40,7 +39,7 @@ class Status(str, Enum):
     KEPT = "KEPT"
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class FileChange:
     """One file the plan creates, updates, deletes or leaves."""
     path: str  # relative to the checkout root
@@ -65,7 +64,7 @@ class FileChange:
         return "".join(lines)
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Plan:
     """Every change of one command, for one algorithm."""
     key: str
@@ -188,7 +187,7 @@ def docs_change(
 def recorded_answers(names: AlgorithmNames, c: Classification) -> dict[str, str]:
     """Every answer as its flag takes it: replaying these through ``new`` renders the same."""
     out = {"name": names.key, "class_name": names.stem}
-    for name in fields_of(c.answers):
+    for name in (f.name for f in dataclasses.fields(c.answers)):
         value = c.category if name == "category" else getattr(c.answers, name)
         if value not in (None, (), {}):
             out[name] = flag_text(value)
@@ -278,7 +277,7 @@ def category_stub(category: str, header: str = "") -> str:
     return (f"{header}\n" if header else "") + f'"""{category.capitalize()} trainers."""\n'
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Rendered:
     """Everything the templates produce for one algorithm: owned files and the docs section."""
 
@@ -294,7 +293,7 @@ def render_all(ctx: RenderContext, manifest: Manifest) -> Rendered:
     return Rendered(files, render.render(render.DOCS_TEMPLATE, ctx).strip())
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class SharedChanges:
     """The plan's edits of shared files, and what the record says about them."""
 

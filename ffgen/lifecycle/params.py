@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -34,7 +34,6 @@ from ffgen.generate.plan import FileChange, Plan, Status, docs_markers
 from ffgen.lifecycle.records import Record, RecordedFile
 from ffgen.lifecycle.replay import Replayed, read_record, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
-from ffgen.record import replace
 from ffgen.write.journal import holding
 
 

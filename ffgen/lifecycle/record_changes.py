@@ -7,13 +7,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ffgen import __version__
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
 from ffgen.generate.plan import FileChange, Status, owned_file
 from ffgen.lifecycle import record_store
 from ffgen.lifecycle.records import Record, parse_record, stored_files
-from ffgen.record import replace
 
 
 def record_changes(view: CheckoutView, record: Record, force: bool) -> list[FileChange]:

@@ -6,17 +6,17 @@ part of the record): the source algorithm, its classes and the text of its files
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ffgen.errors import RefusedError
-from ffgen.record import record
 
 if TYPE_CHECKING:
     from ffgen.lifecycle.records import RecordedFile
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedSource:
     """Where a ``--like`` / ``--extends`` algorithm started: the source algorithm, its classes,
     and the text of its files at copy time (the base of ``update --from-source``)."""

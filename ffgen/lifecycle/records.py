@@ -15,6 +15,7 @@ into an unknown shape is refused with the field it got wrong, never half-trusted
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from enum import Enum
@@ -24,8 +25,6 @@ from ffgen.classify.model import Answers
 from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
 from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
-from ffgen.record import fields_of
-from ffgen.record import record as value_record  # "record" names ffgen's records here
 
 ANSWERS_DIR = ".ffgen/answers"
 FORMAT = 3  # bumped when the record's shape changes
@@ -37,7 +36,7 @@ HEADER = (
 )
 # The answers a record may hold: each is the value of the `ffgen new` flag of the same name
 # (NAME and --class-name, then one per field of the classifier's answers).
-ANSWER_KEYS = ("name", "class_name", *fields_of(Answers))
+ANSWER_KEYS = ("name", "class_name", *(f.name for f in dataclasses.fields(Answers)))
 _TOP_KEYS = (
     "format",
     "ffgen_version",
@@ -56,7 +55,7 @@ def answers_path(key: str) -> str:
     return f"{ANSWERS_DIR}/{key}.yml"
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedFile:
     """A file ffgen created outright, as it rendered it."""
 
@@ -69,7 +68,7 @@ class RecordedFile:
         return sha256(self.pristine)
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedEdit:
     """A shared file ffgen edited in place, and what it added there (shown by ``list``)."""
 
@@ -77,7 +76,7 @@ class RecordedEdit:
     added: str
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedDocs:
     """The algorithm's marked section of the guidance document, and the separator put before
     it, so that ``remove`` takes out exactly the bytes ``new`` added."""
@@ -87,7 +86,7 @@ class RecordedDocs:
     section: str
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Record:
     """ffgen's record of one generated algorithm (``.ffgen/answers/<key>.yml``)."""
     key: str

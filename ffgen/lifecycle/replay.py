@@ -6,6 +6,7 @@ them sees the algorithm exactly as ``new`` would render it today from the same a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,6 @@ from ffgen.errors import FfgenError, RefusedError, UsageError
 from ffgen.generate.context import RenderContext, build_context
 from ffgen.generate.manifest import Manifest, manifest_for
 from ffgen.lifecycle.records import ANSWERS_DIR, Record, answers_path, parse_record
-from ffgen.record import fields_of
 
 # Answers that are not properties of the algorithm but name it.
 NAMING = ("name", "class_name")
@@ -74,7 +74,7 @@ def load_answers_file(path: Path) -> Record:
 
 def flags_from(record: Record) -> dict[str, str]:
     """The record's answers as ``new`` flags (without the naming ones)."""
-    known = set(fields_of(Answers))
+    known = {f.name for f in dataclasses.fields(Answers)}
     flags = {}
     for name, value in record.answers.items():
         if name in NAMING:

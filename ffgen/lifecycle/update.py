@@ -9,7 +9,7 @@ record's pristine texts move to the new render, so the next update merges from t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ffgen.checkout.facts import read_facts
 from ffgen.checkout.view import CheckoutView, Overlay
@@ -29,7 +29,6 @@ from ffgen.generate.plan import (
 from ffgen.lifecycle.merge3 import Conflict, merge3
 from ffgen.lifecycle.records import Record
 from ffgen.lifecycle.replay import read_record, replay
-from ffgen.record import replace
 
 CONFLICT_MODES = ("refuse", "inline")
 DELETED = "you deleted it; update does not bring it back (`ffgen new --force` does)"

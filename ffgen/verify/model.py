@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ffgen.record import record
+import dataclasses
 
 ERROR = "error"
 WARNING = "warning"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Finding:
     """One problem: where it is, what is wrong (one line) and how to fix it (one line)."""
 
@@ -36,7 +36,7 @@ class Finding:
         }
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Report:
     """Everything one verify run found, after accepted exceptions were applied."""
 

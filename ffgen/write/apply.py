@@ -14,6 +14,7 @@ journal (deleted ones come back, created files and folders go) before the error 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -27,7 +28,6 @@ from ffgen.checkout.view import recent_tree
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
 from ffgen.generate.restyle_cache import known_to_compile
-from ffgen.record import record
 from ffgen.write import journal
 from ffgen.write.paths import check_spelling, safe_relative
 
@@ -130,7 +130,7 @@ def _target(root: Path, change: FileChange) -> Path:
     return path
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class _Write:
     """One change, ready: where it lands, the bytes it writes (None: a delete), the file's old
     bytes and mode (None: absent)."""

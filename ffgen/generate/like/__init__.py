@@ -8,7 +8,7 @@ from the source; the plan stage takes them like any other render (ffgen.generate
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ffgen.checkout.view import CheckoutView
 from ffgen.classify import interview
@@ -19,7 +19,6 @@ from ffgen.generate.like.answers import like_answers, source_example
 from ffgen.generate.like.files import source_files, source_record
 from ffgen.generate.like.source import EXTENDS, LIKE, SourceAlgorithm, read_source
 from ffgen.lifecycle.records import RecordedSource
-from ffgen.record import replace
 
 __all__ = [
     "EXTENDS",

@@ -59,7 +59,7 @@ def source_record(
 
 def with_texts(src: RecordedSource, view: CheckoutView) -> RecordedSource:
     """The same source with its files' text as the checkout holds them now."""
-    from ffgen.record import replace
+    from dataclasses import replace
 
     texts = tuple(RecordedFile(f.path, view.read(f.path) or "") for f in src.texts)
     return replace(src, texts=texts)
