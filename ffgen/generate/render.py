@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import sys
 from functools import lru_cache
+from hashlib import sha256
 from pathlib import Path
 
-from ffgen.digests import sha256
 from ffgen.generate.context import RenderContext
 
 # The files ``ffgen new`` renders for one algorithm, by role.

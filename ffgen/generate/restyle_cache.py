@@ -16,9 +16,10 @@ writing one of them, under any licence header, needs no compile check again
 from __future__ import annotations
 
 from functools import lru_cache
+from hashlib import sha256
 from pathlib import Path
 
-from ffgen.digests import sha256, text_sha256
+from ffgen.lifecycle.record_store import sha256 as text_sha256
 
 MODULE = "restyled.py"
 _HERE = Path(__file__).resolve().parent

@@ -10,9 +10,9 @@ an include or an ``import ... with context`` the including template's variables.
 from __future__ import annotations
 
 import importlib.util
+from hashlib import sha1
 from pathlib import Path
 
-from ffgen.digests import sha1
 from ffgen.generate.template_runtime import (
     Namespace,
     StrictUndefined,

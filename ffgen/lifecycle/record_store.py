@@ -27,11 +27,11 @@ still read: ``decode`` tells the two apart by xz's magic bytes.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import zlib
 
-from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
 
 BASE_DIR = ".ffgen/base"
@@ -47,6 +47,12 @@ EXTENSION = ".b85"
 LINE = 100  # characters per line of a base file
 _ZLIB_LEVEL = 6  # zlib's default: its smallest (9) saves 0.4% here, for half again the time
 _XZ_MAGIC = b"\xfd7zXZ\x00"  # every xz stream starts so; a zlib stream never does
+
+
+def sha256(text: str) -> str:
+    """The hex sha256 of ``text`` in UTF-8: how records, merge bases and stored renders name a
+    text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def pack_path(key: str) -> str:

@@ -22,9 +22,9 @@ from enum import Enum
 
 from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
-from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
 from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
+from ffgen.lifecycle.record_store import sha256
 
 ANSWERS_DIR = ".ffgen/answers"
 FORMAT = 3  # bumped when the record's shape changes

@@ -60,7 +60,7 @@ def new_journal(key: str, entries: Iterable[Entry], created_dirs: Iterable[str])
 
 
 def digest(data: bytes) -> str:
-    from ffgen.digests import sha256  # here: a command that only reads never needs it
+    from hashlib import sha256  # here: a command that only reads never needs it
 
     return sha256(data).hexdigest()
 
