@@ -27,7 +27,6 @@ from ffgen.checkout import textfile
 from ffgen.checkout.view import recent_tree
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
-from ffgen.generate.restyle_cache import known_to_compile
 from ffgen.write import journal
 from ffgen.write.paths import check_spelling, safe_relative
 
@@ -68,8 +67,6 @@ class InterruptedAfterWrites(FfgenError):
 def validate_content(change: FileChange) -> None:
     """Python must compile and YAML must parse, or nothing is written."""
     if change.path.endswith(".py"):
-        if known_to_compile(change.new):  # a text ffgen ships, compiled when it was stored
-            return
         tree = recent_tree(change.path, change.new)  # compiles to the same code, and errors
         try:
             compile(change.new if tree is None else tree, change.path, "exec", dont_inherit=True)
