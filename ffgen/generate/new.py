@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import gc
 from collections import Counter
 from collections.abc import Mapping
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,33 +116,13 @@ def run_new(req: NewRequest, console: Console | None = None) -> int:
     root = find_root(req.checkout)
     # The lock is held from before the checkout is read until the command ends, so a second
     # ffgen never plans against a tree this one is writing (a dry run only settles a journal).
-    with holding(root, writes=not req.dry_run), _without_gc_pauses():
+    with holding(root, writes=not req.dry_run):
         sources: interview.Sources = {}
         _, plan, classification = prepare_new(req, console, root, sources)
         # Made before the writes, so a JSON run cannot fail after them; a text run needs none
         # of it (every file's diff included).
         data = plan_json(plan, classification, sources) if req.fmt == "json" else {}
         return _show_and_write_new(req, console, root, plan, classification, data)
-
-
-@contextmanager
-def _without_gc_pauses():
-    """The cyclic garbage collector off while ``new`` runs. Everything a run builds (the syntax
-    trees of the whole checkout, kept in the view's parse cache) lives until it ends, and each
-    collection walks all of it again: about a tenth of a run, for no memory it could free
-    (the trees hold no reference cycles). Reference counting still frees the rest at once."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            # Everything allocated meanwhile joins the oldest generation first: enabled as it
-            # is, the next allocation would walk all of it as young objects (30 ms at the end
-            # of a run). Cycles among it are still found, by the next full collection.
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def _show_and_write_new(
