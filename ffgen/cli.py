@@ -39,7 +39,8 @@ from ffgen.cli_options import (
     _Supervision,
     _Yes,
 )
-from ffgen.errors import EXIT_USAGE, FfgenError, print_error
+from ffgen.errors import EXIT_USAGE, FfgenError
+from ffgen.stdout_guard import print_error
 
 app = typer.Typer(
     add_completion=False,

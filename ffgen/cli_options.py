@@ -86,8 +86,10 @@ def new_code(*, name: str, param: list[str] | None, yes: bool, answers: Path | N
              **flags: str | None) -> int:
     """``ffgen new``, from the keyword arguments of its typer command."""
     from ffgen.classify.params import params_text
-    from ffgen.errors import FfgenError, print_error
-    from ffgen.generate.new import NewRequest, run_new
+    from ffgen.errors import FfgenError
+    from ffgen.generate.new import NewRequest
+    from ffgen.lifecycle.new import run_new
+    from ffgen.stdout_guard import print_error
 
     if set(flags) != set(CLASSIFY_FLAGS):  # a flag added to the command but not here
         raise TypeError(f"new: unexpected options {sorted(set(flags) ^ set(CLASSIFY_FLAGS))}")

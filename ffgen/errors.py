@@ -40,16 +40,3 @@ class RefusedError(FfgenError):
     """A request ffgen understood but will not carry out (exit 1)."""
 
     exit_code = EXIT_REFUSED
-
-
-def print_error(exc: FfgenError) -> int:
-    """The one ``error:`` line for ``exc``; its exit code."""
-    from rich.console import Console
-
-    from ffgen import stdout_guard
-
-    stdout_guard.error_reported()  # the error line is the one line, lost output or not
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]error:[/bold red] {exc.message}", markup=True
-    )
-    return exc.exit_code

@@ -126,7 +126,7 @@ def answers_on_record(view: CheckoutView, key: str) -> dict:
     record is parsed)."""
     import yaml
 
-    from ffgen.lifecycle.records import answers_path
+    from ffgen.store.records import answers_path
 
     text = view.read(answers_path(key)) if "/" not in key else None
     if not text:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from ffgen.checkout import layout
 from ffgen.generate import render
 from ffgen.generate.context import RenderContext
-from ffgen.lifecycle.records import answers_path
+from ffgen.store.records import answers_path
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ class Entries:
 
 def registry_edits(e: Entries) -> tuple[RegistryEdit, ...]:
     """The five shared-file edits that register ``e``, each with its inverse."""
-    from ffgen import edits  # libcst is slow to import; only planning needs it
+    from ffgen.edits import registries as edits  # libcst is slow to import; only plans need it
 
     cat_init = layout.category_init_path(e.category)
     reg = dict(key=e.key, module=e.args_module, class_name=e.args_class)

@@ -228,7 +228,7 @@ def check_params(view: CheckoutView, ctx) -> None:
     checkout's base class (with its bases) already defines."""
     if not ctx.params:
         return
-    from ffgen.generate import render  # render imports the context, which imports this module
+    from ffgen.generate import render  # here: only a render needs Jinja
 
     own = _class_members(ast.parse(render.render(render.ARGS_TEMPLATE, ctx)), ctx.args_class)
     base = base_class(ctx.acquisition)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ffgen.generate.context import RenderContext
+if TYPE_CHECKING:
+    from ffgen.generate.context import RenderContext
 
 # The files ``ffgen new`` renders for one algorithm, by role.
 ARGS_TEMPLATE = "algorithm/args.py.jinja"

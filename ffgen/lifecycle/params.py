@@ -31,9 +31,10 @@ from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, 
 from ffgen.errors import RefusedError, UsageError
 from ffgen.generate.param_code import ParamView, check_params, param_view
 from ffgen.generate.plan import FileChange, Plan, Status, docs_markers
-from ffgen.lifecycle.records import Record, RecordedFile
-from ffgen.lifecycle.replay import Replayed, read_record, replay
+from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
+from ffgen.store.read import read_record
+from ffgen.store.records import Record, RecordedFile
 from ffgen.write.journal import holding
 
 

@@ -58,3 +58,10 @@ class Report:
 
     def rule_ids(self) -> set[str]:
         return {f.rule_id for f in self.findings}
+
+
+def introduced_errors(before: Report, after: Report) -> tuple[Finding, ...]:
+    """Errors in ``after`` that ``before`` did not have (compared without line numbers, which
+    shift when a plan edits a file). ``ffgen new`` refuses a plan when this is non-empty."""
+    seen = {(f.rule_id, f.algorithm, f.path, f.message) for f in before.errors}
+    return tuple(f for f in after.errors if (f.rule_id, f.algorithm, f.path, f.message) not in seen)

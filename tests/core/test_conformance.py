@@ -11,7 +11,8 @@ import pytest
 
 from ffgen.checkout.view import CheckoutView, Overlay
 from ffgen.errors import RefusedError
-from ffgen.generate.conformance import HINT, Finding, check_conformance, conformance_findings
+from ffgen.generate.conformance.check import check_conformance, conformance_findings
+from ffgen.generate.conformance.findings import HINT, Finding
 
 FAITHFUL = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"
 PKG = "src/flow_factory"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ffgen.checkout.view import CheckoutView
 from ffgen.cli import app
-from ffgen.lifecycle.records import parse_record, stored_files
+from ffgen.store.records import parse_record, stored_files
 from tests.helpers import SPECS
 
 # One algorithm per family and ownership, as `new` flags (model type toy).

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ffgen.lifecycle.records import RecordedFile
+from ffgen.store.records import RecordedFile
 from tests.helpers import tree
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, read_record_at, write_record
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffgen.errors import RefusedError
-from ffgen.lifecycle.records import (
+from ffgen.store.records import (
     Record,
     RecordedDocs,
     RecordedEdit,

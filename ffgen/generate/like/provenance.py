@@ -15,7 +15,7 @@ from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
 from ffgen.generate.like.files import with_texts
 from ffgen.generate.like.source import LIKE
-from ffgen.lifecycle.records import Record
+from ffgen.store.records import Record
 
 
 def source_changes(view: CheckoutView, record: Record) -> tuple[str, ...]:

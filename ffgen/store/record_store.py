@@ -7,7 +7,7 @@ re-derived once ffgen changes, so they are kept, but out of the way:
 
 - ``.ffgen/base/<key>.b85``: the algorithm's own texts (its files and docs section), one JSON
   object ``{sha256: text}``, zlib-compressed, base85 in lines of 100 (read it with
-  ``ffgen.lifecycle.record_store.decode``);
+  ``ffgen.store.record_store.decode``);
 - ``.ffgen/base/shared/<sha256>.b85``: a text several algorithms share (the checklist every
   generated suite imports), stored once however many records list it, and deleted with the last;
   the same JSON, compressed the same way;
