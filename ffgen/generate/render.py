@@ -47,8 +47,9 @@ def render(template: str, ctx: RenderContext) -> str:
 
 @lru_cache(maxsize=1)
 def _environment():
-    """Jinja's environment over the shipped templates, built once per process (it caches each
-    template it compiles)."""
+    """Jinja's environment over the shipped templates, built once per process. Compiling the
+    templates costs more than rendering them: Jinja's own bytecode cache keeps the compiled
+    form between runs (see :func:`_bytecode_cache`)."""
     import jinja2  # here: only a command that renders pays for importing Jinja
 
     return jinja2.Environment(
@@ -58,4 +59,24 @@ def _environment():
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        bytecode_cache=_bytecode_cache(jinja2),
     )
+
+
+def _bytecode_cache(jinja2):
+    """Jinja's file cache in its own default folder (a per-user, owner-only folder under the
+    system's temporary directory, which it checks before use), or none where that folder cannot
+    be had: a cache is only ever a saving. An entry is used only for the same template source
+    and the same Jinja and Python."""
+
+    class QuietCache(jinja2.FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass  # a full or read-only temporary folder: the next run compiles again
+
+    try:
+        return QuietCache()
+    except (OSError, RuntimeError):  # RuntimeError: Jinja found the folder unsafe
+        return None
