@@ -8,7 +8,7 @@ from ffgen.checkout.style import DEFAULT_STYLE
 from ffgen.classify.model import Classification, Dynamics, Feedback, Ownership, Paradigm
 from ffgen.classify.names import AlgorithmNames
 from ffgen.classify.rules import role_cadences
-from ffgen.generate.param_code import ParamView, param_rows, param_views
+from ffgen.generate.param_code import ParamView, help_rows, param_rows, param_views
 from ffgen.record import fields_of, record
 
 
@@ -60,6 +60,7 @@ class RenderContext:
     params_use_math: bool  # a param's checks use ``math.inf``
     param_rejected: tuple[tuple[str, str, str], ...]  # (name, Python literal, error) to refuse
     param_defaults: tuple[tuple[str, str], ...]  # (name, Python literal of the default)
+    param_helps: tuple[str, ...]  # the arguments test's (name, help) rows, laid out
     # checkout capabilities
     teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
     # paths (relative to the checkout root)
@@ -161,6 +162,7 @@ def _param_fields(c: Classification) -> dict[str, object]:
         params_use_math=any(v.uses_math for v in views),
         param_rejected=rejected,
         param_defaults=defaults,
+        param_helps=help_rows(c.answers.params),
     )
 
 

@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 9cfd53b562a54c8ae917fb9b7df4f3ee56cdd4c92a11453eff7d5a22dbf0b13c'
+STAMP = 'templates sha256 d83737f1d5ee60ffe6384134580b775f153c854dd442fb446fc8bd912226b92b'
