@@ -117,6 +117,12 @@ def plan_param(
         answers["params"] = str(params)
     after = replay(view, replace(record, answers=answers), model_types)
     check_params(view, after.ctx)
+    kept = [e.view.name for e in edits if not e.adding and e.view.name in _names(after.ctx)]
+    if kept:
+        raise RefusedError(
+            f"{key}: {', '.join(kept)} came with the algorithm it was copied from (--like), so "
+            "every re-render brings it back; take it out of the copy's arguments class by hand"
+        )
     prepared, overlay = _with_param_edits(view, replace(record, answers=answers), before, edits)
     result = plan_update(Overlay(base=view, changes=overlay), key, prepared)
     changes = tuple(_against_disk(view, c) if c.path in overlay else c for c in result.plan.changes)
@@ -128,6 +134,10 @@ def plan_param(
             f"out first, or re-run with --force to remove the param anyway"
         )
     return ParamPlan(UpdatePlan(plan, result.conflicts), params, tuple(reads))
+
+
+def _names(ctx) -> set[str]:
+    return {p.name for p in ctx.params}
 
 
 def changed_params(

@@ -118,3 +118,59 @@ def test_a_help_text_reaches_field_docs_and_args_test_from_new_and_param_add(run
     done = _run_args_test(flag)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "test_each_hyperparameter_carries_its_help_text" in args_test
+
+
+# -- item 4: --param with --like, and param add on a --like copy ---------------------------------
+
+COPY, COPY_MODULE = "my-sft", "my_sft"
+COPY_ARGS = f"src/flow_factory/hparams/training_args/{COPY_MODULE}.py"
+COPY_ARGS_TEST = f"tests/hparams/test_{COPY_MODULE}_args.py"
+WEIGHT = "weight:float=0.5:in (0, 1]:Share of the desirable class"
+
+
+def like_sft(runner, root: Path, *flags: str):
+    return ffgen(runner, "new", COPY, "--like", "sft", "--checkout", str(root), "--yes", *flags)
+
+
+def test_like_with_param_and_param_add_on_a_like_copy_give_the_same_tree(runner, tmp_path):
+    """Rule: ``new --like sft --param P`` and ``new --like sft`` then ``param add P`` both work
+    and leave the same tree (the copied class gets the field and its checks, the example its
+    value, the docs section a parameter table, the arguments test its rows, and that test
+    passes); ``param remove`` gives back the plain copy; check and verify stay green."""
+    flag, later, plain = (create_sandbox(tmp_path / n) for n in ("flag", "later", "plain"))
+    result = like_sft(runner, flag, "--param", WEIGHT)
+    assert result.exit_code == 0, result.output
+    assert like_sft(runner, later).exit_code == 0
+    assert like_sft(runner, plain).exit_code == 0
+    added = ffgen(runner, "param", "add", COPY, WEIGHT, "--checkout", str(later))
+    assert added.exit_code == 0, added.output
+    assert snapshot(later) == snapshot(flag)
+    args = (flag / COPY_ARGS).read_text(encoding="utf-8")
+    assert "    weight: float = field(\n" in args and "if not 0.0 < self.weight <= 1.0:" in args
+    assert "\n  weight: 0.5\n" in (flag / f"examples/{COPY_MODULE}/lora/toy/default.yaml")\
+        .read_text(encoding="utf-8")
+    docs = (flag / DOCS).read_text(encoding="utf-8")
+    assert ("declares them.\n\n| Field | Default | Meaning |\n|---|---|---|\n"
+            "| `weight` | `0.5` | Share of the desirable class |\n\n**Run.**") in docs
+    args_test = (flag / COPY_ARGS_TEST).read_text(encoding="utf-8")
+    assert '("weight", 0.0, ValueError),' in args_test and '"weight": 0.5,' in args_test
+    env = {**os.environ, "PYTHONPATH": str(flag / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:xdist",
+         "-p", "no:randomly", COPY_ARGS_TEST], cwd=flag, env=env, capture_output=True,
+        text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for root in (flag, later):
+        assert ffgen(runner, "check", "--checkout", str(root)).exit_code == 0
+    removed = ffgen(runner, "param", "remove", COPY, "weight", "--checkout", str(later))
+    assert removed.exit_code == 0, removed.output
+    assert snapshot(later) == snapshot(plain)
+
+
+def test_like_param_naming_a_field_of_the_copied_class_is_one_line(runner, sandbox):
+    before = snapshot(sandbox)
+    result = like_sft(runner, sandbox, "--param", "weighting_scheme:str=x")
+    assert result.exit_code != 0
+    assert "already" in result.output and "weighting_scheme" in result.output
+    assert snapshot(sandbox) == before
+

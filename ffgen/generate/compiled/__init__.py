@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 d83737f1d5ee60ffe6384134580b775f153c854dd442fb446fc8bd912226b92b'
+STAMP = 'templates sha256 2a5240ca32a369cbbf247fef66e75c27fe3751c766848e85d621b589eacf98b0'

@@ -32,9 +32,9 @@ def root(context, missing=missing):
     l_0_role_cadence = resolve('role_cadence')
     l_0_module = resolve('module')
     l_0_has_reward = resolve('has_reward')
+    l_0_params = resolve('params')
     l_0_uses_snapshots = resolve('uses_snapshots')
     l_0_model_type = resolve('model_type')
-    l_0_params = resolve('params')
     l_0_train_command = resolve('train_command')
     l_0_example_path = resolve('example_path')
     l_0_test_path = resolve('test_path')
@@ -252,6 +252,15 @@ def root(context, missing=missing):
         yield '`, as `'
         yield str((undefined(name='args_class') if l_0_args_class is missing else l_0_args_class))
         yield '` (a copy of its\narguments class) declares them.\n'
+        if (undefined(name='params') if l_0_params is missing else l_0_params):
+            pass
+            yield '\n| Field | Default | Meaning |\n|---|---|---|\n'
+            for l_1_p in (undefined(name='params') if l_0_params is missing else l_0_params):
+                _loop_vars = {}
+                pass
+                yield str(environment.getattr(l_1_p, 'doc_row'))
+                yield '\n'
+            l_1_p = missing
     else:
         pass
         yield '**Parameters** (`train:`).\n\n| Field | Default | Meaning |\n|---|---|---|\n'
@@ -302,4 +311,4 @@ def root(context, missing=missing):
     yield '\n```\n'
 
 blocks = {}
-debug_info = '2=50&3=54&7=58&8=64&9=66&11=72&13=83&14=85&16=101&17=103&19=107&20=110&21=116&22=118&23=120&24=122&26=124&27=127&28=133&31=137&32=139&35=141&36=144&37=148&40=153&48=156&52=159&56=163&62=166&69=169&77=172&82=175&84=178&85=180&92=182&93=185&96=190&100=192&102=196&104=205&107=207&108=211&117=226&122=229&123=233&124=235&127=238&131=241&137=248&138=251&145=258&151=261&154=264&158=267&160=269&164=272&167=275&170=278&176=281&177=284&178=286&181=288&182=291&189=295&190=299'
+debug_info = '2=50&3=54&7=58&8=64&9=66&11=72&13=83&14=85&16=101&17=103&19=107&20=110&21=116&22=118&23=120&24=122&26=124&27=127&28=133&31=137&32=139&35=141&36=144&37=148&40=153&48=156&52=159&56=163&62=166&69=169&77=172&82=175&84=178&85=180&92=182&93=185&96=190&100=192&102=196&104=205&107=207&108=211&117=226&122=229&123=233&124=235&127=238&131=241&137=248&138=251&140=255&144=258&145=261&153=267&159=270&162=273&166=276&168=278&172=281&175=284&178=287&184=290&185=293&186=295&189=297&190=300&197=304&198=308'

@@ -120,10 +120,10 @@ def root(context, missing=missing):
     context.exported_vars.add('defaults')
     if ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) == 'handwritten'):
         pass
-        l_0_rejected = []
+        l_0_rejected = t_2(context.eval_ctx, (undefined(name='param_rejected') if l_0_param_rejected is missing else l_0_param_rejected))
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
-        l_0_defaults = []
+        l_0_defaults = t_2(context.eval_ctx, (undefined(name='param_defaults') if l_0_param_defaults is missing else l_0_param_defaults))
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
     yield '"""Checks for the arguments class of the generated ``'
@@ -198,4 +198,4 @@ def root(context, missing=missing):
         yield '    ],\n)\ndef test_each_hyperparameter_carries_its_help_text(name, text):\n    """Rule: a hyperparameter\'s help is the text its ``--param`` spec gave it."""\n    assert {field.name: field.metadata.get("help") for field in fields(Args)}[name] == text\n'
 
 blocks = {}
-debug_info = '2=36&3=39&4=42&5=44&7=47&8=49&15=52&16=54&18=57&19=59&21=62&22=64&24=67&25=69&34=72&35=75&36=77&38=80&39=82&46=85&47=87&49=90&50=92&52=95&53=97&55=100&56=102&63=105&64=107&66=110&67=112&74=115&75=118&76=121&78=123&79=126&81=130&87=132&98=134&99=136&100=139&101=141&103=146&104=148&108=151&109=153&112=156&113=160&120=170&141=172&160=174&166=177&167=181&176=189&182=192&183=195'
+debug_info = '2=36&3=39&4=42&5=44&7=47&8=49&15=52&16=54&18=57&19=59&21=62&22=64&24=67&25=69&34=72&35=75&36=77&38=80&39=82&46=85&47=87&49=90&50=92&52=95&53=97&55=100&56=102&63=105&64=107&66=110&67=112&74=115&75=118&76=121&79=123&80=126&82=130&88=132&99=134&100=136&101=139&102=141&104=146&105=148&109=151&110=153&113=156&114=160&121=170&142=172&161=174&167=177&168=181&177=189&183=192&184=195'

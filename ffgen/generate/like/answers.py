@@ -14,6 +14,7 @@ from enum import Enum
 from ffgen.checkout import layout
 from ffgen.classify import interview
 from ffgen.classify.model import Answers, Dynamics, FinetuneType
+from ffgen.classify.params import ParamSet
 from ffgen.errors import UsageError
 from ffgen.generate.like.source import SourceAlgorithm, preferred
 from ffgen.verify.catalogue import SDE_DYNAMICS
@@ -61,12 +62,32 @@ def like_answers(source: SourceAlgorithm, flags: Mapping[str, str | None]) -> An
     model = _section(example, "model")
     finetune = str(model.get("finetune_type", "lora")).lower() if example else None
     return a.with_(
+        params=copy_params(source, given.params),
         dynamics=given.dynamics or a.dynamics or _example_dynamics(example),
         role_cadence=given.role_cadence or a.role_cadence,
         category=given.category or category_of(source),
         model_type=given.model_type or _model_type(model) or a.model_type,
         finetune_type=given.finetune_type or _finetune(finetune) or a.finetune_type,
     )
+
+
+def copy_params(source: SourceAlgorithm, given: ParamSet | None) -> ParamSet | None:
+    """The source's own params (a generated source's, already fields of the copy), then the
+    ``--param`` ones the copy adds; one that is not the source's but whose name the copied
+    class already has is refused. (A replay gives the source's own again: they are kept.)"""
+    own = source.answers.params.items if source.answers.params else ()
+    added = []
+    for p in given.items if given else ():
+        if p in own:
+            continue
+        if any(o.name == p.name for o in own) or p.name in source.args_members:
+            raise UsageError(
+                f"--param {p.name!r}: {source.args.name}, which --{source.mode} {source.key} "
+                f"copies, already has {p.name!r}; choose another name"
+            )
+        added.append(p)
+    items = (*own, *added)
+    return ParamSet(items) if items else None
 
 
 def category_of(source: SourceAlgorithm) -> str:
