@@ -79,6 +79,8 @@ def prepare_new(
     ctx = build_context(names, classification, hints)
     check_params(view, ctx)
     inputs = _like_inputs(view, like, ctx)
+    if like and req.fmt == "text":
+        _example_note(console, like[0], ctx)
     plan = build_plan(
         view, facts, names, classification, inputs.ctx if inputs else ctx, force=req.force,
         source=inputs.source if inputs else None, copied=inputs.files if inputs else None,
@@ -100,6 +102,14 @@ def _like_source(view, req: NewRequest, facts: CheckoutFacts, console: Console, 
     if req.fmt == "text":
         console.print(f"[dim]{source_line(source, answers)}[/dim]", highlight=False)
     return source, answers
+
+
+def _example_note(console: Console, source, ctx) -> None:
+    from ffgen.generate.like.answers import example_note
+
+    note = example_note(source, ctx.model_type, ctx.finetune_type, ctx.base_example)
+    if note:
+        console.print(f"[dim]{note}[/dim]", highlight=False)
 
 
 def _like_inputs(view, like, ctx):

@@ -55,8 +55,8 @@ def test_param_remove_refuses_while_an_alias_or_a_test_still_reads_it(runner, sa
     and the per-algorithm test's), and nothing is written."""
     assert new(runner, sandbox, KEY, *DPO, "--param", MARGIN).exit_code == 0
     trainer_line = _alias_read(sandbox)
-    test_line = _insert(sandbox, TEST, "\n\nclass ",
-                        "\n\n\ndef _margin(trainer):\n    return trainer.training_args.margin\n") + 4
+    read = "\n\n\ndef _margin(trainer):\n    return trainer.training_args.margin\n"
+    test_line = _insert(sandbox, TEST, "\n\nclass ", read) + 4
     before = snapshot(sandbox)
     result = param(runner, sandbox, "remove", "margin")
     assert result.exit_code == 1

@@ -113,19 +113,25 @@ def _example_dynamics(example: Example | None) -> Dynamics:
 
 
 def _chosen_example(source: SourceAlgorithm, given: Answers) -> Example | None:
-    """The first of the source's examples that fits the model / finetune flags given."""
+    """The first of the source's examples that fits the model / finetune flags given; None
+    when none does: the copy's example then starts from the checkout's example for that model
+    type (:func:`example_note` says so)."""
     if not source.examples:
         return None
-    found = source_example(source, given.model_type, given.finetune_type)
-    if found is None:
-        have = ", ".join(e.path for e in preferred(source.examples))
-        raise UsageError(
-            f"--{source.mode} {source.key} has no example config for model type "
-            f"{given.model_type or 'any'!r} with finetune type "
-            f"{_text(given.finetune_type) if given.finetune_type else 'any'!r} (it has {have}); "
-            "the copy's example starts from one of them: drop --model-type / --finetune-type"
-        )
-    return found
+    return source_example(source, given.model_type, given.finetune_type)
+
+
+def example_note(source: SourceAlgorithm, model_type: str, finetune: object,
+                 base_example: str) -> str | None:
+    """One line when the source has examples but none for the chosen model / finetune type."""
+    if not source.examples or source_example(source, model_type, finetune) is not None:
+        return None
+    have = ", ".join(e.path for e in preferred(source.examples))
+    start = (f"the checkout's {model_type} example {base_example}" if base_example
+             else f"ffgen's {model_type} example for its family")
+    return (f"--{source.mode} {source.key} has no example config for model type {model_type!r} "
+            f"with finetune type {_text(finetune)!r} (it has {have}); the copy's example starts "
+            f"from {start}")
 
 
 def _fits(example: Example, model_type: str | None, finetune: object) -> bool:

@@ -16,6 +16,7 @@ from ffgen.edits._rename import Renames, absolute_module
 from ffgen.edits.copy_algorithm import CopySpec, copy_module, defined_names
 from ffgen.errors import RefusedError
 from ffgen.generate.context import RenderContext
+from ffgen.generate.like.extension_doc import documented_extension
 from ffgen.generate.like.source import LIKE, SourceAlgorithm
 from ffgen.generate.like.trainer_type import own_trainer_type
 from ffgen.lifecycle.records import RecordedFile, RecordedSource
@@ -169,7 +170,9 @@ def _copies(src: RecordedSource, ctx: RenderContext) -> dict[str, str]:
                 "nothing to copy (the copy is yours now)"
             )
     args_text = own_trainer_type(args.text, ctx.args_class, ctx.key, ctx.args_path)
-    return {ctx.trainer_path: trainer.text, ctx.args_path: args_text}
+    trainer_text = documented_extension(trainer.text, ctx.trainer_class, src.key,
+                                        src.trainer_class, ctx.key)
+    return {ctx.trainer_path: trainer_text, ctx.args_path: args_text}
 
 
 def imported_from(text: str, package: str, wanted: str) -> tuple[str, ...]:
