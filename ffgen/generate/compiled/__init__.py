@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 2a5240ca32a369cbbf247fef66e75c27fe3751c766848e85d621b589eacf98b0'
+STAMP = 'templates sha256 7796625045a0287144a8022f60d18f737854d9dfc5a386614ab29379b5b5f305'
