@@ -76,6 +76,7 @@ class RenderContext:
     source_kind: str = ""  # "generated" | "handwritten": whether ffgen generated the source
     source_trainer: str = ""  # the source's trainer class
     source_hook: str = ""  # the objective hook an ``--extends`` child overrides
+    source_parent: str = ""  # a ``--like`` source's parent trainer (a strict extension's)
     # the checkout's code style (ffgen.checkout.style): every rendered module follows it
     license_header: str = ""  # the comment block the checkout's modules open with
     generics: str = "builtin"  # "typing" (Dict, Optional) or "builtin" (dict, X | None)

@@ -499,12 +499,16 @@ def test_a_copy_of_a_sanctioned_extension_documents_the_extension(faithful, key,
     own = source.split(f"({parent}):\n", 1)[1].split('"""')[1]
     assert own in trainer  # the source's own docstring text follows
     assert "strict extension" not in source  # as in the real checkout: sanctioned by name
+    docs = next(c.new for c in plan.changes if c.path == "guidance/algorithms.md")
+    assert f"Like `{key}`, `Copy" in docs and f"is a strict extension of `{parent}`" in docs
 
 
 def test_a_copy_of_a_plain_trainer_gets_no_extension_paragraph(faithful):
     plan = _plan(faithful, "copy-grpo", {}, like="grpo")
     trainer = next(c.new for c in plan.changes if c.path == f"{TRAINERS}/rl/copy_grpo.py")
     assert "strict extension" not in trainer
+    docs = next(c.new for c in plan.changes if c.path == "guidance/algorithms.md")
+    assert "strict extension" not in docs.split("## `copy-grpo`", 1)[1]
 
 
 def test_like_with_a_model_type_the_source_has_no_example_for_starts_from_the_checkout_s(

@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 7796625045a0287144a8022f60d18f737854d9dfc5a386614ab29379b5b5f305'
+STAMP = 'templates sha256 5b062b3d9aeb507317b1391ca7b4777eac4d59269452568e917939ecdeb47917'

@@ -90,6 +90,9 @@ def like_answers_for(
 
 
 def like_context(ctx: RenderContext, src: RecordedSource) -> RenderContext:
+    from ffgen.generate.like.extension_doc import parent_trainer
+
+    parent = parent_trainer(src.text(src.trainer_path) or "", src.trainer_class)
     return replace(
         ctx,
         source_key=src.key,
@@ -97,6 +100,7 @@ def like_context(ctx: RenderContext, src: RecordedSource) -> RenderContext:
         source_kind=src.kind,
         source_trainer=src.trainer_class,
         source_hook=src.hook,
+        source_parent=parent if src.mode == LIKE else "",
     )
 
 

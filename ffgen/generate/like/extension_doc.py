@@ -52,6 +52,16 @@ def documented_extension(text: str, cls: str, source_key: str, source_trainer: s
     return "".join(lines)
 
 
+def parent_trainer(text: str, cls: str) -> str:
+    """The trainer class ``cls`` of module ``text`` extends ("" for none)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return ""
+    node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+    return (_parent_trainer(node) or "") if node is not None else ""
+
+
 def _parent_trainer(node: ast.ClassDef) -> str | None:
     """The first base that is another trainer (named ``...Trainer``, not ``BaseTrainer``)."""
     for base in node.bases:
