@@ -75,7 +75,7 @@ def prepare_new(
     check_example_choices(classification, facts)
     ctx = build_context(names, classification, hints)
     check_params(view, ctx)
-    inputs = _like_inputs(view, like, ctx)
+    inputs = _like_inputs(view, like, ctx, console if req.fmt == "text" else None)
     plan = build_plan(
         view, facts, names, classification, inputs.ctx if inputs else ctx, force=req.force,
         source=inputs.source if inputs else None, copied=inputs.files if inputs else None,
@@ -99,11 +99,16 @@ def _like_source(view, req: NewRequest, facts: CheckoutFacts, console: Console, 
     return source, answers
 
 
-def _like_inputs(view, like, ctx):
+def _like_inputs(view, like, ctx, console: Console | None):
+    """The copy's inputs; on a text run, one line where the example starts elsewhere."""
     if not like:
         return None
+    from ffgen.generate.like.answers import example_note
     from ffgen.generate.like.inputs import like_inputs
 
+    note = example_note(like[0], ctx.model_type, ctx.finetune_type, ctx.base_example)
+    if note and console is not None:
+        console.print(f"[dim]{note}[/dim]", highlight=False)
     return like_inputs(view, like[0], ctx)
 
 

@@ -53,8 +53,16 @@ def _show_and_write_new(
             print_plain_json({**data, "dry_run": req.dry_run, "written": False})
         raise RefusedError(conflict_message(CheckoutView(root), plan))
     written = () if req.dry_run else apply_plan(root, plan)
+    steps = None
+    if not req.dry_run:
+        from ffgen.generate.next_steps import next_steps
+
+        steps = next_steps(root, plan, classification.category)
     if req.fmt == "json":
-        print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run})
-    elif not req.dry_run:
+        extra = {"next": steps.as_dict()} if steps is not None else {}
+        print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run, **extra})
+    elif steps is not None:
         console.print(f"{len(written)} file(s) written under {root}")
+        for line in steps.lines():
+            console.print(line, highlight=False)
     return EXIT_OK
