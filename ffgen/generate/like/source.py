@@ -70,6 +70,8 @@ class SourceAlgorithm:
     # top-level classes of the source modules that belong to other algorithms
     neighbours: frozenset[str] = field(default_factory=frozenset)
     objective_hook: str = ""  # the method an ``--extends`` child overrides
+    # what the arguments class defines itself (a ``--param`` of the copy must not clash)
+    args_members: frozenset[str] = field(default_factory=frozenset)
 
 
 def read_source(view: CheckoutView, key: str, mode: str) -> SourceAlgorithm:
@@ -105,6 +107,7 @@ def read_source(view: CheckoutView, key: str, mode: str) -> SourceAlgorithm:
         template_objective=template_objective,
         neighbours=_neighbours(facts, alg),
         objective_hook=_objective_hook(facts, alg.trainer_cls, answers),
+        args_members=frozenset((*alg.args_cls.assigns, *alg.args_cls.methods)),
     )
 
 
@@ -122,7 +125,7 @@ def _classes(alg: Algorithm, mode: str) -> tuple[SourceClass, SourceClass]:
 def _record_answers(view: CheckoutView, key: str) -> tuple[Answers | None, bool]:
     """The answers of a source ffgen generated (None for another), and whether its objective is
     a family template's (a copy of a hand-written trainer keeps that trainer's)."""
-    from ffgen.lifecycle.replay import flags_from, read_record
+    from ffgen.store.read import flags_from, read_record
 
     record = read_record(view, key)
     if record is None:
