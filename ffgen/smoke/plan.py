@@ -113,7 +113,7 @@ def _data_kind(view: CheckoutView, facts, key: str, acquisition: str
                ) -> tuple[str, tuple[tuple[str, str], ...]]:
     if acquisition != "dataset":
         return "prompts", ()
-    from ffgen.lifecycle.replay import read_record
+    from ffgen.store.read import read_record
 
     record = read_record(view, key)
     supervision = record.answers.get("supervision") if record is not None else None
@@ -196,14 +196,7 @@ def plan_overrides(example: dict, ctx: _Ctx) -> tuple[dict, list[Override]]:
     if ctx.settings.device == "cpu":
         put("mixed_precision", "no")
     put("model.model_name_or_path", ctx.model_path)
-    # the example's first dataset name stays: a teacher's applicable_datasets may name it
-    datasets = (config.get("data") or {}).get("datasets")
-    first = datasets[0] if isinstance(datasets, list) and datasets else {}
-    name = first.get("name", "smoke") if isinstance(first, dict) else "smoke"
-    put("data.datasets", [{
-        "name": name, "dataset_dir": absolute(f"{ctx.run_dir}/data"),
-        "train": {"weight": 1}, "eval": {},
-    }])
+    put("data.datasets", _datasets(config, absolute(f"{ctx.run_dir}/data")))
     _runtime(ctx, put, absolute)
     train = config.get("train") or {}
     put("train.max_epochs", ctx.settings.cycles)
@@ -225,6 +218,15 @@ def plan_overrides(example: dict, ctx: _Ctx) -> tuple[dict, list[Override]]:
     put("log.save_freq", 0)
     put("log.save_dir", absolute(f"{ctx.run_dir}/out"), only_if_present=True)
     return config, changes
+
+
+def _datasets(config: dict, folder: str) -> list[dict]:
+    """One dataset of smoke's data; the example's first dataset name stays (a teacher's
+    applicable_datasets may name it)."""
+    datasets = (config.get("data") or {}).get("datasets")
+    first = datasets[0] if isinstance(datasets, list) and datasets else {}
+    name = first.get("name", "smoke") if isinstance(first, dict) else "smoke"
+    return [{"name": name, "dataset_dir": folder, "train": {"weight": 1}, "eval": {}}]
 
 
 def _runtime(ctx: _Ctx, put, absolute) -> None:
