@@ -30,7 +30,7 @@ from ffgen.edits.base import EditFailure
 from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, remove_train_key
 from ffgen.errors import RefusedError, UsageError
 from ffgen.generate.param_code import ParamView, check_params, param_view
-from ffgen.generate.plan import FileChange, Plan, Status, docs_markers
+from ffgen.generate.plan import FileChange, Plan, Status, docs_markers, docs_section
 from ffgen.lifecycle.records import Record, RecordedFile
 from ffgen.lifecycle.replay import Replayed, read_record, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
@@ -215,7 +215,7 @@ def _edit_docs_file(text: str, key: str, edits: list[ParamEdit], path: str) -> s
     """The guidance file with the algorithm's marked section edited (None: no section there,
     ``update`` adds it back the way ``new`` does)."""
     begin, end = docs_markers(key)
-    if begin not in text or end not in text:
+    if docs_section(text, key, path) is None:
         return None
     start = text.index(begin) + len(begin) + 1
     stop = text.index(end, start)

@@ -41,6 +41,15 @@ ATTRIBUTES_TEXT = (
     "# ffgen's merge bases (see .ffgen/answers): compressed, not for review\n"
     "*.b85 -diff linguist-generated=true\n"
 )
+# The lock and the write-ahead journal belong to the process that made them, on its machine:
+# never committed (a journal checked out elsewhere is refused, never settled).
+IGNORE = ".ffgen/.gitignore"
+IGNORE_TEXT = (
+    "# ffgen's lock and journal: one process's, on one machine; never commit them\n"
+    "/lock\n"
+    "/journal.json\n"
+    "/.journal.json.*\n"
+)
 
 
 EXTENSION = ".b85"
@@ -165,6 +174,7 @@ def base_files(key: str, own: list[str], shared: list[str]) -> dict[str, str]:
     files = {pack_path(key): encode(own)}
     files.update((blob_path(sha256(text)), encode([text])) for text in shared)
     files[ATTRIBUTES] = ATTRIBUTES_TEXT
+    files[IGNORE] = IGNORE_TEXT
     return files
 
 
@@ -253,6 +263,7 @@ def released(view, key: str, record_path: str) -> list[str]:
     gone = [p for p in (pack_path(key),) if view.exists(p)]
     gone += unused_blobs(view, set(), record_path)
     left = [p for p in view.files(f"{BASE_DIR}/**/*{EXTENSION}") if p not in gone]
-    if not left and view.read(ATTRIBUTES) == ATTRIBUTES_TEXT:
-        gone.append(ATTRIBUTES)
+    if not left:
+        gone += [p for p, text in ((ATTRIBUTES, ATTRIBUTES_TEXT), (IGNORE, IGNORE_TEXT))
+                 if view.read(p) == text]
     return gone

@@ -25,6 +25,7 @@ from ffgen.generate.plan import (
     Status,
     category_stub,
     docs_markers,
+    docs_section,
     other_pristine,
 )
 from ffgen.lifecycle import record_store
@@ -104,7 +105,7 @@ def _edited_section(view: CheckoutView, target: Target) -> str | None:
         return None
     old = view.read(target.docs.path)
     begin, end = docs_markers(target.key)
-    if old is None or begin not in old or end not in old:
+    if old is None or docs_section(old, target.key, target.docs.path) is None:
         return None
     start = old.index(begin) + len(begin) + 1
     inner = old[start : old.index(end, start)]
@@ -309,12 +310,10 @@ def docs_removal(
     edited stays as their text, only the markers go (``keep_edited``)."""
     path = target.docs.path if target.docs is not None else layout.GUIDANCE_ALGORITHMS
     old = view.read(path)
-    begin, end = docs_markers(target.key)
-    if old is None or begin not in old or end not in old:
+    span = None if old is None else docs_section(old, target.key, path)
+    if span is None:
         return None
-    start = old.index(begin)
-    stop = old.index(end, start) + len(end)
-    stop += old[stop : stop + 1] == "\n"
+    start, stop = span
     edited = _edited_section(view, target) if keep_edited else None
     if edited is not None:
         return FileChange(path, Status.UPDATE, old, old[:start] + edited + old[stop:],

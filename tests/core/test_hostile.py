@@ -1,0 +1,207 @@
+"""A hostile CI system and a careless user (issue 31): a lock or a journal turned into a weapon,
+docs markers lost, names that shadow modules, and inputs built to hang or crash ffgen."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ffgen.cli import app
+from ffgen.write import JOURNAL_PATH
+from tests.helpers import SPECS
+from tests.helpers import tree as file_tree
+
+DOCS = "guidance/algorithms.md"
+REGISTRY = "src/flow_factory/trainers/registry.py"
+
+
+def ffgen(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def new(root: Path, name: str, *flags: str):
+    return ffgen("new", name, "--checkout", root, "--yes", "--model-type", "toy", *flags)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """A sandbox with a GRPO-like `my-grpo` and an offline-DPO `my-dpo` generated into it."""
+    from ffgen.sandbox import create_sandbox
+
+    root = create_sandbox(tmp_path_factory.mktemp("hostile") / "base")
+    for name, spec in (("my-grpo", "grpo"), ("my-dpo", "offline_dpo")):
+        result = new(root, name, *SPECS[spec])
+        assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.fixture
+def root(base, tmp_path) -> Path:
+    target = tmp_path / "checkout"
+    shutil.copytree(base, target, symlinks=True)
+    return target
+
+
+def tree(root: Path) -> dict[str, object]:
+    """``tests.helpers.tree``, with a FIFO shown as such (reading one would block)."""
+    fifos = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_fifo()]
+    for rel in fifos:
+        (root / rel).unlink()
+    try:
+        out = file_tree(root)
+    finally:
+        for rel in fifos:
+            os.mkfifo(root / rel)
+    return {**out, **dict.fromkeys(fifos, "fifo")}
+
+
+def one_line(result) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+# --- 1, 11: a lock that is not a plain file of ffgen's ------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["symlink", "hard link", "fifo"])
+@pytest.mark.parametrize("command", [["update", "my-dpo"], ["remove", "my-dpo"], ["new", "b"]])
+def test_a_lock_that_is_a_link_or_a_fifo_is_refused_and_left_alone(root, kind, command):
+    lock = root / ".ffgen" / "lock"
+    if kind == "symlink":
+        lock.symlink_to(f"../{DOCS}")
+    elif kind == "hard link":
+        os.link(root / REGISTRY, lock)
+    else:
+        os.mkfifo(lock)
+    before = tree(root)
+    extra = [*SPECS["grpo"], "--model-type", "toy", "--yes"] if command[0] == "new" else []
+    result = ffgen(*command, "--checkout", root, *extra)
+    assert result.exit_code == 1, result.output
+    assert f"is a {kind}" in one_line(result) or "not a regular file" in result.stderr
+    assert tree(root) == before
+
+
+# --- 2: a journal is settled only by a writer, only on its machine, within the umask -------------
+
+
+def planted_journal(root: Path, mode: int, host: str | None = None) -> dict:
+    """A journal that claims AGENTS.md held injected text, with ``mode``."""
+    from ffgen.write.journal import Entry, begin, digest, new_journal
+
+    agents = root / "AGENTS.md"
+    current = agents.read_bytes()
+    entries = [Entry("AGENTS.md", b"injected\n", mode, digest(current)),
+               Entry("never-written.txt", None, None, digest(b"x"))]  # so it rolls back
+    begin(root, new_journal("evil", entries, []), 0o644)
+    data = json.loads((root / JOURNAL_PATH).read_text())
+    data["writer"]["start"] = "0"  # a process that is gone (this one started later)
+    if host is not None:
+        data["writer"]["host"] = host
+    (root / JOURNAL_PATH).write_text(json.dumps(data))
+    return data
+
+
+@pytest.mark.parametrize("command", [
+    ["verify"], ["check"], ["list"], ["update", "my-dpo", "--dry-run"],
+    ["remove", "my-dpo", "--dry-run"], ["param", "add", "my-dpo", "zz:int=1", "--dry-run"],
+    ["new", "b", "--dry-run", "--yes", "--model-type", "toy", *SPECS["grpo"]],
+])
+def test_read_only_commands_and_dry_runs_never_settle_a_journal(root, command):
+    planted_journal(root, 0o4777)
+    before = tree(root)
+    result = ffgen(*command, "--checkout", root)
+    assert result.exit_code != 0
+    assert "never settles it" in one_line(result)
+    assert tree(root) == before
+
+
+def test_a_settled_journal_never_sets_mode_bits_beyond_the_umask(root):
+    planted_journal(root, 0o7777)
+    old = os.umask(0o022)
+    try:
+        result = ffgen("update", "my-dpo", "--checkout", root)
+    finally:
+        os.umask(old)
+    assert "put 1 file(s) back" in result.stderr
+    agents = root / "AGENTS.md"
+    assert agents.read_bytes() == b"injected\n"
+    assert agents.stat().st_mode & 0o7777 == 0o755
+
+
+def test_a_journal_from_another_machine_is_refused_not_settled(root):
+    planted_journal(root, 0o644, host="ci-runner-7 (0123456789abcdef)")
+    before = tree(root)
+    result = ffgen("update", "my-dpo", "--checkout", root)
+    assert result.exit_code == 1
+    assert "written on another machine" in one_line(result)
+    assert tree(root) == before
+
+
+def test_the_lock_and_journal_are_kept_out_of_git(root):
+    ignored = (root / ".ffgen" / ".gitignore").read_text().split()
+    assert {"/lock", "/journal.json"} <= set(ignored)
+    for key in ("my-dpo", "my-grpo"):
+        assert ffgen("remove", key, "--checkout", root).exit_code == 0
+    assert not (root / ".ffgen").exists()  # the last record takes the ignore file with it
+
+
+# --- 3: docs markers missing or doubled ----------------------------------------------------------
+
+
+def drop_end_marker(root: Path) -> int:
+    docs = root / DOCS
+    text = docs.read_text().replace("<!-- ffgen:end my-dpo -->\n", "")
+    docs.write_text(text + "\n## My notes\n\nkeep me\n")
+    return text.split("\n").index("<!-- ffgen:begin my-dpo -->") + 1
+
+
+def test_a_missing_end_marker_is_reported_by_list_and_check(root):
+    line = drop_end_marker(root)
+    listed = ffgen("list", "--checkout", root, "--format", "json")
+    dpo = next(a for a in json.loads(listed.stdout)["algorithms"] if a["key"] == "my-dpo")
+    assert dpo["state"] != "unchanged"
+    checked = ffgen("check", "--checkout", root)
+    assert checked.exit_code == 1
+    assert f"{DOCS}:{line}:" in checked.output
+    assert "no `<!-- ffgen:end my-dpo -->`" in checked.output
+
+
+@pytest.mark.parametrize("command", [["update", "my-dpo"], ["remove", "my-dpo", "--force"],
+                                     ["param", "add", "my-dpo", "zz:int=1"]])
+def test_a_missing_end_marker_is_a_refusal_naming_the_line(root, command):
+    line = drop_end_marker(root)
+    before = tree(root)
+    result = ffgen(*command, "--checkout", root)
+    assert result.exit_code == 1, result.output
+    assert f"{DOCS}:{line}: the docs section of my-dpo has no" in one_line(result)
+    assert tree(root) == before
+
+
+def test_a_doubled_begin_marker_never_deletes_text_between(root):
+    docs = root / DOCS
+    docs.write_text(docs.read_text() + "\nnotes\n<!-- ffgen:begin my-grpo -->\nmore notes\n")
+    before = tree(root)
+    result = ffgen("remove", "my-grpo", "--force", "--checkout", root)
+    assert result.exit_code == 1
+    assert "a second `<!-- ffgen:begin my-grpo -->`" in one_line(result)
+    assert tree(root) == before
+
+
+# --- 4: a category that would shadow a module ---------------------------------------------------
+
+
+@pytest.mark.parametrize("category", ["registry", "abc", "execution"])
+def test_a_category_naming_an_existing_module_is_refused(root, category):
+    if not (root / f"src/flow_factory/trainers/{category}.py").exists():
+        pytest.fail(f"the sandbox has no trainers/{category}.py")
+    before = tree(root)
+    result = new(root, "b", *SPECS["grpo"], "--category", category)
+    assert result.exit_code == 1
+    assert f"trainers/{category}.py is a module" in one_line(result)
+    assert tree(root) == before
