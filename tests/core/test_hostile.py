@@ -205,3 +205,25 @@ def test_a_category_naming_an_existing_module_is_refused(root, category):
     assert result.exit_code == 1
     assert f"trainers/{category}.py is a module" in one_line(result)
     assert tree(root) == before
+
+
+# --- 5: a package re-export of a module that does not exist -------------------------------------
+
+
+def test_verify_finds_a_package_importing_a_renamed_module(root):
+    trainers = root / "src/flow_factory/trainers"
+    (trainers / "offline/my_dpo.py").rename(trainers / "offline/my_dpo_v2.py")
+    registry = trainers / "registry.py"
+    registry.write_text(registry.read_text().replace("offline.my_dpo.", "offline.my_dpo_v2."))
+    result = ffgen("verify", "--checkout", root, "--format", "json")
+    assert result.exit_code == 1
+    found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "FF109"]
+    assert [f["path"] for f in found] == ["src/flow_factory/trainers/offline/__init__.py"]
+
+
+def test_verify_finds_an_hparams_import_of_a_module_that_is_not_there(root):
+    init = root / "src/flow_factory/hparams/training_args/__init__.py"
+    init.write_text(init.read_text() + "from .nonexistent import Foo\n")
+    result = ffgen("verify", "--checkout", root, "--format", "json")
+    found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "FF109"]
+    assert len(found) == 1 and "nonexistent" in found[0]["message"]
