@@ -75,7 +75,9 @@ def _yaml_problem(path: str, text: str) -> Broken | None:
     import yaml
 
     try:
-        yaml.safe_load(text)
+        yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except RecursionError:
+        return Broken(path, 1, "is nested too deeply to load as YAML: fix it")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1

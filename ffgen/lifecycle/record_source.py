@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ffgen.errors import RefusedError
+from ffgen.errors import RefusedError, quoted
 from ffgen.record import record
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def parse_source(item: object, where: str) -> RecordedSource | None:
     if plain["example_path"]:
         _path(plain["example_path"], where, "source.example_path")
     if plain["mode"] not in ("like", "extends"):
-        raise RefusedError(f"{where}: source.mode must be like or extends, got {plain['mode']!r}")
+        raise RefusedError(f"{where}: source.mode must be like or extends, got {quoted(plain['mode'])}")
     return RecordedSource(**plain, **lists, texts=texts)
 
 

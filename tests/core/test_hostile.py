@@ -227,3 +227,80 @@ def test_verify_finds_an_hparams_import_of_a_module_that_is_not_there(root):
     result = ffgen("verify", "--checkout", root, "--format", "json")
     found = [f for f in json.loads(result.stdout)["findings"] if f["rule_id"] == "FF109"]
     assert len(found) == 1 and "nonexistent" in found[0]["message"]
+
+
+# --- 6-9: inputs built to hang or crash ----------------------------------------------------------
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """A YAML flow list whose last item expands to 10**levels strings."""
+    items = ["&b0 [x, x, x, x, x, x, x, x, x, x]"]
+    items += [f"&b{i} [" + ", ".join([f"*b{i - 1}"] * 10) + "]" for i in range(1, levels + 1)]
+    return "[" + ", ".join(items) + "]"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("field", ["params", "created"])
+@pytest.mark.parametrize("command", [["list"], ["check"], ["update", "my-dpo"]])
+def test_an_alias_bomb_in_a_record_is_refused_at_once(root, field, command):
+    record = root / ".ffgen/answers/my-dpo.yml"
+    text = record.read_text()
+    if field == "params":
+        text = text.replace("answers:\n", f"answers:\n  params: {alias_bomb()}\n", 1)
+    else:
+        text = text.replace("\ncreated:", f"\ncreated: {alias_bomb()}\nold_created:", 1)
+    record.write_text(text)
+    result = ffgen(*command, "--checkout", root)
+    assert result.exit_code == 1
+    line = one_line(result)
+    assert "expands to more than" in line and len(line) < 400
+
+
+def test_a_message_quotes_a_value_bounded():
+    from ffgen.errors import quoted
+
+    bomb = ["x"] * 10
+    for _ in range(9):
+        bomb = [bomb] * 10
+    assert len(quoted(bomb)) <= 80
+    assert "..." in quoted("y" * 10_000) and len(quoted("y" * 10_000)) <= 80
+
+
+@pytest.mark.timeout(60)
+def test_a_base_that_decompresses_to_gigabytes_is_refused(root):
+    import base64
+    import zlib
+
+    packed = zlib.compress(b'{"a": "' + b"x" * (200 * 1024 * 1024) + b'"}', 9)
+    (root / ".ffgen/base/my-dpo.b85").write_text(base64.b85encode(packed).decode())
+    result = ffgen("check", "--checkout", root)
+    assert result.exit_code == 1
+    assert ".ffgen/base/my-dpo.b85 is damaged" in one_line(result)
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("command", [["param", "add", "my-dpo", "zz:int=1"], ["new", "b"]])
+def test_a_huge_expression_is_refused_before_libcst_parses_it(root, command):
+    module = root / "src/flow_factory/hparams/training_args/my_dpo.py"
+    if command[0] == "new":
+        module = root / "src/flow_factory/hparams/training_args/__init__.py"
+    module.write_text(module.read_text() + "_X = " + " + ".join(["1"] * 20_000) + "\n")
+    before = tree(root)
+    extra = ["--yes", "--model-type", "toy", *SPECS["sft"]] if command[0] == "new" else []
+    result = ffgen(*command, "--checkout", root, *extra)
+    assert result.exit_code == 1
+    assert "nested too deeply" in one_line(result)
+    assert tree(root) == before
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("command", [["list"], ["check"], ["update", "my-dpo"],
+                                     ["param", "add", "my-dpo", "zz:int=1"]])
+def test_deeply_nested_yaml_in_an_example_is_no_traceback(root, command):
+    example = next((root / "examples/my_dpo").rglob("*.yaml"))
+    example.write_text(example.read_text() + "deep: " + "[" * 5000 + "]" * 5000 + "\n")
+    result = CliRunner().invoke(app, [*command, "--checkout", str(root)])
+    assert not isinstance(result.exception, RecursionError), result.exception
+    assert result.exit_code in (0, 1)
+    if result.exit_code == 1:
+        assert "examples/my_dpo" in result.output
