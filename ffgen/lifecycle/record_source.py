@@ -72,7 +72,9 @@ def parse_source(item: object, where: str) -> RecordedSource | None:
     if plain["example_path"]:
         _path(plain["example_path"], where, "source.example_path")
     if plain["mode"] not in ("like", "extends"):
-        raise RefusedError(f"{where}: source.mode must be like or extends, got {quoted(plain['mode'])}")
+        raise RefusedError(
+            f"{where}: source.mode must be like or extends, got {quoted(plain['mode'])}"
+        )
     return RecordedSource(**plain, **lists, texts=texts)
 
 

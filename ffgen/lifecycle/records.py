@@ -256,8 +256,8 @@ def _record(data: Mapping, where: str) -> Record:
     _only(data, _TOP_KEYS, where, "the record")
     if data.get("format") not in READABLE_FORMATS:
         raise RefusedError(
-            f"{where}: record format {quoted(data.get('format'))} is not {FORMAT}; it was written by "
-            "another ffgen version: re-run `ffgen new` with that algorithm's answers"
+            f"{where}: record format {quoted(data.get('format'))} is not {FORMAT}; it was written "
+            "by another ffgen version: re-run `ffgen new` with that algorithm's answers"
         )
     key = _text(data, "key", where)
     answers = _answers(_mapping(data.get("answers"), where, "answers"), where)
@@ -322,7 +322,9 @@ def _file(item: object, where: str) -> RecordedFile:
     # Format 2 did not mark shared files; the checklist was the only one.
     shared = data.get("shared", path == CHECKLIST_PATH)
     if not isinstance(shared, bool):
-        raise RefusedError(f"{where}: files[{path}].shared must be true or false, got {quoted(shared)}")
+        raise RefusedError(
+            f"{where}: files[{path}].shared must be true or false, got {quoted(shared)}"
+        )
     return RecordedFile(path, pristine, shared)
 
 
@@ -339,7 +341,9 @@ def _docs(item: object, where: str) -> RecordedDocs | None:
     _only(data, ("path", "separator", "section"), where, "docs")
     separator = data.get("separator")
     if separator not in ("", "\n", "\n\n"):
-        raise RefusedError(f"{where}: docs.separator must be empty or newlines, got {quoted(separator)}")
+        raise RefusedError(
+            f"{where}: docs.separator must be empty or newlines, got {quoted(separator)}"
+        )
     return RecordedDocs(
         _path(data.get("path"), where, "docs"), separator, _text(data, "section", where)
     )
