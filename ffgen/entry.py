@@ -25,13 +25,59 @@ makes it (generated; do not edit). ``{prog}`` stands for the program's name.
 '''
 
 
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program Ctrl+C ended
+
+
 def main() -> None:
-    """The ``ffgen`` command: one ``error:`` line for every problem, a closed stdout included."""
+    """The ``ffgen`` command: one ``error:`` line for every problem, a closed stdout and Ctrl+C
+    included."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        sys.exit(interrupted())
+    except Exception as exc:
+        if _SEEN["ctrl_c"] and _from_ctrl_c(exc):  # e.g. a RuntimeError wrapping it in an import
+            sys.exit(interrupted())
+        raise
+
+
+def _from_ctrl_c(exc: BaseException | None) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def interrupted() -> int:
+    """Ctrl+C outside the writes (``apply`` answers it itself while it writes, rolling back):
+    one line, and the exit code a shell gives a program SIGINT ended."""
+    _SEEN["error_line"] = True
+    try:
+        print("error: interrupted (Ctrl+C)", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return INTERRUPTED
+
+
+# What this run has seen: a Ctrl+C, an ``error:`` line printed (so one more is not needed).
+_SEEN = {"ctrl_c": False, "error_line": False}
+
+
+def _on_ctrl_c(signum: int, frame: object) -> None:
+    """Python's own SIGINT handler, remembering that it ran."""
+    _SEEN["ctrl_c"] = True
+    raise KeyboardInterrupt
+
+
+def _main() -> None:
     import signal
 
     handler = signal.getsignal(signal.SIGINT)
     if getattr(handler, "__name__", "") == "exit_quietly":  # see ffgen._quiet_ctrl_c
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _on_ctrl_c)
     _streams_that_exist()
     _escaping_output()
     from ffgen import stdout_guard
@@ -53,10 +99,12 @@ def main() -> None:
         code = _print_top_help()
     else:
         code = _typer_code()
+    if code == INTERRUPTED and _SEEN["ctrl_c"] and not _SEEN["error_line"]:
+        code = interrupted()  # typer turns Ctrl+C into a silent exit 130
     lost = stdout_guard.lost_output()  # flushes stdout
     if lost is not None:
         print(lost, file=sys.stderr)
-        code = stdout_guard.EXIT_PIPE
+        code = stdout_guard.exit_code()
     if read is not None:
         _leave_now(code)
     sys.exit(code)
@@ -129,22 +177,19 @@ def _typer_code() -> int:
 
 
 def _verify_code(options: dict[str, object]) -> int:
-    from ffgen.errors import EXIT_USAGE
     from ffgen.verify.command import verify_cmd
 
     try:
         return verify_cmd(**options)
     except KeyboardInterrupt:
-        return EXIT_USAGE
+        return interrupted()
 
 
 def _new_code(options: dict[str, object]) -> int:
-    from ffgen.errors import EXIT_USAGE
-
     try:
         return new_code(**options)
     except KeyboardInterrupt:
-        return EXIT_USAGE
+        return interrupted()
 
 
 def new_code(*, name: str, param: list[str] | None, yes: bool, answers: Path | None,
@@ -181,6 +226,7 @@ def print_error(exc) -> int:
     from ffgen import stdout_guard
 
     stdout_guard.error_reported()  # the error line is the one line, lost output or not
+    _SEEN["error_line"] = True
     Console(stderr=True, highlight=False, soft_wrap=True).print(
         f"[bold red]error:[/bold red] {exc.message}", markup=True
     )

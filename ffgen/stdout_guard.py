@@ -31,6 +31,7 @@ class GuardedStdout:
     def __init__(self, stream) -> None:
         self._stream = stream
         self.lost = False  # some output could not be delivered
+        self.why: OSError | None = None  # what stopped it: a closed pipe, a full disk, ...
         self.reported = False  # an error line already said so
         self.written: tuple[Path, int] | None = None  # (root, files) once a plan was applied
 
@@ -50,9 +51,10 @@ class GuardedStdout:
                 self._lose(exc)
 
     def _lose(self, exc: OSError) -> None:
-        if not isinstance(exc, BrokenPipeError) and exc.errno != errno.EPIPE:
-            raise exc
+        # A closed pipe (EPIPE), a full disk (ENOSPC, ``> /dev/full``), an I/O error: the output
+        # is lost either way, and the outcome is told on stderr in one line.
         self.lost = True
+        self.why = exc
         # Later flushes (the interpreter's own at exit among them) go to /dev/null instead of
         # failing again with "Exception ignored ... BrokenPipeError".
         try:
@@ -107,11 +109,29 @@ def before_writes() -> None:
     guard.check_reader()
     if guard.lost:
         guard.reported = True
+        if not _is_pipe(guard.why):
+            raise FfgenError(f"cannot write the output ({_reason(guard.why)}); nothing was "
+                             "written: re-run with stdout somewhere it can be written")
         raise FfgenError(
             "stdout was closed (SIGPIPE: the reader of the pipe exited) before ffgen finished "
             "its output; nothing was written: re-run with the whole output read",
             exit_code=EXIT_PIPE,
         )
+
+
+def _is_pipe(exc: OSError | None) -> bool:
+    return exc is None or isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE
+
+
+def _reason(exc: OSError | None) -> str:
+    return (exc.strerror if exc is not None else None) or str(exc)
+
+
+def exit_code() -> int:
+    """The exit code of output lost without an error saying so: SIGPIPE's for a closed pipe,
+    1 for output that could not be written (the command did not do its job: say it)."""
+    guard = _guard()
+    return EXIT_PIPE if guard is None or _is_pipe(guard.why) else 1
 
 
 def error_reported() -> None:
@@ -136,9 +156,12 @@ def lost_output() -> str | None:
     guard.flush()
     if not guard.lost or guard.reported:
         return None
+    what = ("stdout was closed (SIGPIPE)" if _is_pipe(guard.why)
+            else f"cannot write the output ({_reason(guard.why)})")
     if guard.written is not None:
         root, count = guard.written
-        return (f"error: stdout was closed (SIGPIPE) after the last write: the command had "
-                f"finished, {count} file(s) written under {root}; only its output was cut short")
-    return ("error: stdout was closed (SIGPIPE) before ffgen finished its output; nothing was "
-            "written")
+        return (f"error: {what} after the last write: the command had finished, {count} "
+                f"file(s) written under {root}; only its output was cut short")
+    if _is_pipe(guard.why):
+        return f"error: {what} before ffgen finished its output; nothing was written"
+    return f"error: {what}; nothing was written"

@@ -304,3 +304,48 @@ def test_deeply_nested_yaml_in_an_example_is_no_traceback(root, command):
     assert result.exit_code in (0, 1)
     if result.exit_code == 1:
         assert "examples/my_dpo" in result.output
+
+
+# --- 10, 12: output to a full device, Ctrl+C ------------------------------------------------------
+
+FFGEN = Path(__import__("sys").executable).with_name("ffgen")  # the console script
+
+
+@pytest.mark.parametrize("command", [["list"], ["verify"], ["--help"], ["--version"],
+                                     ["new", "b", "--yes", "--model-type", "toy", *SPECS["sft"]]])
+def test_output_to_a_full_device_is_one_line_and_writes_nothing(root, command):
+    import subprocess
+
+    where = [] if command[0].startswith("--") else ["--checkout", str(root)]
+    before = tree(root)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([FFGEN, *command, *where], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines == [lines[0]] and "No space left on device" in lines[0], done.stderr
+    assert tree(root) == before
+
+
+@pytest.mark.parametrize("command", [["check"], ["list"], ["verify"], ["verify", "--fix"],
+                                     ["update", "my-dpo"]])
+def test_ctrl_c_exits_130_with_one_line(root, command):
+    import signal
+    import subprocess
+    import time
+
+    outcomes = set()
+    for delay in (0.25, 0.4, 0.6):
+        proc = subprocess.Popen([FFGEN, *command, "--checkout", str(root)], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, err
+        if proc.returncode != 0:  # (0: it finished before the signal)
+            assert proc.returncode == 130, err
+            assert [line for line in err.splitlines() if line.strip()] == [
+                "error: interrupted (Ctrl+C)"
+            ], err
+        outcomes.add(proc.returncode)
+    assert 130 in outcomes
