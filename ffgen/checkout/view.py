@@ -190,6 +190,9 @@ def find_root(explicit: Path | None, start: Path | None = None) -> Path:
     """
     if explicit is not None:
         root = Path(explicit).resolve()
+        if root.exists() and not root.is_dir():
+            raise UsageError(f"--checkout {explicit} is a file, not a folder; pass the checkout's "
+                             "root folder")
         if not root.is_dir():
             raise UsageError(f"--checkout {explicit}: no such directory; pass a checkout root")
         check_layout(root)

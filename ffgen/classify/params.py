@@ -22,7 +22,7 @@ MAX_TEXT = 60  # a string default or choice list longer than this does not fit a
 CHOICE_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # A string default stays printable ASCII without the characters that would need escaping in
 # Python, YAML or the docs' table.
-_TEXT_RE = re.compile(r'^[ !#-\[\]-_a-{}~]*$')
+_TEXT_RE = re.compile(r'^[ !#-&(-\[\]-_a-{}~]*$')
 # Names the generated class already gives a meaning (the base classes' are checked against the
 # checkout when the plan is made).
 RESERVED = ("trainer_type", "execution_contract", "extra_kwargs")

@@ -110,7 +110,12 @@ def changed_params(
     """The params after adding specs ``add`` / removing names ``remove``, and the edits."""
     items = list(current.items) if current else []
     edits = []
-    for spec in (parse_param(text, "SPEC") for text in add):
+    specs = [parse_param(text, "SPEC") for text in add]
+    names = [spec.name for spec in specs]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise UsageError(f"the param {twice} is given twice in this command; give each once")
+    for spec in specs:
         known = next((p for p in items if p.name == spec.name), None)
         if known is None:
             items.append(spec)

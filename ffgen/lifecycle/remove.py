@@ -82,8 +82,9 @@ def _refuse_uses(view: CheckoutView, target: Target) -> None:
     refs = references(view, target)
     if refs:
         raise RefusedError(
-            f"{target.key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}; "
-            "remove those uses first, or pass --force"
+            f"{target.key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}"
+            f"{f'; and {len(refs) - 3} more' if len(refs) > 3 else ''}; remove those uses "
+            "first, or pass --force"
         )
 
 

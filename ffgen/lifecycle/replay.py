@@ -49,12 +49,21 @@ def read_record(view: CheckoutView, key: str) -> Record | None:
 
 def all_records(view: CheckoutView) -> tuple[Record, ...]:
     out = []
-    for path in view.files(f"{ANSWERS_DIR}/*.yml"):
+    for path in record_paths(view):
         key = Path(path).stem
         record = read_record(view, key)
         if record is not None:
             out.append(record)
     return tuple(out)
+
+
+def record_paths(view: CheckoutView) -> list[str]:
+    """The records' files; ``.ffgen/answers`` that is not a folder is refused (read as "no
+    records", every generated algorithm would pass for a hand-written one)."""
+    if view.exists(ANSWERS_DIR) and not view.is_dir(ANSWERS_DIR):
+        raise RefusedError(f"{ANSWERS_DIR} is a file, not the folder of ffgen's records; restore "
+                           "it from version control")
+    return view.files(f"{ANSWERS_DIR}/*.yml")
 
 
 def load_answers_file(path: Path) -> Record:

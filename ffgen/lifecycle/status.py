@@ -16,7 +16,7 @@ from ffgen.generate.manifest import registry_edits
 from ffgen.generate.plan import render_all
 from ffgen.lifecycle.health import Broken, broken_files
 from ffgen.lifecycle.records import Record, sha256
-from ffgen.lifecycle.replay import all_records, replay
+from ffgen.lifecycle.replay import replay
 
 UNCHANGED, EDITED, MISSING, BROKEN = "unchanged", "edited", "missing", "broken"
 
@@ -76,12 +76,16 @@ def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
     from ffgen.checkout.facts import read_facts
     from ffgen.checkout.hints import read_hints
 
-    records = {r.key: r for r in all_records(view)}
+    records, damaged = _records(view)
     model_types = read_facts(view).model_types
     hints = read_hints(view) if records else None  # once, not once per record
 
-    def generated(record: Record) -> AlgorithmState:
+    def generated(record: Record | AlgorithmState) -> AlgorithmState:
+        if isinstance(record, AlgorithmState):
+            return record  # a record that cannot be read: shown broken, the others as they are
         return generated_state(view, record, model_types, hints)
+
+    records = {**records, **damaged}
 
     out = [
         generated(records[key]) if key in records else state
@@ -90,6 +94,28 @@ def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
     seen = {s.key for s in out}
     out += [generated(r) for k, r in records.items() if k not in seen]
     return tuple(out)
+
+
+def _records(view: CheckoutView) -> tuple[dict[str, Record], dict[str, AlgorithmState]]:
+    """Every record that reads, and a broken state for each one that does not."""
+    from pathlib import PurePosixPath
+
+    from ffgen.errors import RefusedError
+    from ffgen.lifecycle.replay import read_record, record_paths
+
+    good, damaged = {}, {}
+    for path in record_paths(view):
+        key = PurePosixPath(path).stem
+        try:
+            record = read_record(view, key)
+        except RefusedError as exc:
+            problem = exc.message.removeprefix(f"{path}: ")
+            damaged[key] = AlgorithmState(key, None, None, None, generated=True,
+                                          broken=(Broken(path, 1, problem),))
+            continue
+        if record is not None:
+            good[key] = record
+    return good, damaged
 
 
 def _registered(view: CheckoutView) -> dict[str, AlgorithmState]:

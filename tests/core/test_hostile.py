@@ -349,3 +349,83 @@ def test_ctrl_c_exits_130_with_one_line(root, command):
             ], err
         outcomes.add(proc.returncode)
     assert 130 in outcomes
+
+
+# --- messages -------------------------------------------------------------------------------------
+
+
+def test_git_merge_markers_are_not_called_ffgen_s(root):
+    trainer = root / "src/flow_factory/trainers/offline/my_dpo.py"
+    trainer.write_text(trainer.read_text() + "<<<<<<< HEAD\nA = 1\n=======\nA = 2\n>>>>>>> b\n")
+    result = ffgen("check", "--checkout", root)
+    assert result.exit_code == 1
+    assert "from git or another tool" in result.output
+    assert "ffgen update --conflict inline" not in result.output
+
+
+def test_a_use_count_names_the_uses_it_does_not_list(root):
+    from ffgen.lifecycle.remove import _refuse_uses
+
+    refs = [f"use {n}" for n in range(4)]
+    target = type("T", (), {"key": "grpo"})()
+    import ffgen.lifecycle.remove as remove_mod
+
+    original = remove_mod.references
+    remove_mod.references = lambda view, t: refs
+    try:
+        with pytest.raises(Exception, match=r"\(4 reference\(s\)\): use 0; use 1; use 2; and 1 "
+                                            r"more"):
+            _refuse_uses(None, target)
+    finally:
+        remove_mod.references = original
+
+
+def test_a_param_given_twice_says_so(root):
+    result = ffgen("param", "add", "my-dpo", "zz:int=1", "zz:int=2", "--checkout", root)
+    assert result.exit_code == 2
+    assert "zz is given twice" in one_line(result)
+
+
+def test_extends_of_an_unknown_key_does_not_suggest_like(root):
+    result = new(root, "b", *SPECS["grpo"], "--extends", "nosuch")
+    assert result.exit_code == 2
+    line = one_line(result)
+    assert "'nosuch' is not an algorithm of this checkout" in line and "--like nosuch" not in line
+
+
+def test_a_quote_in_a_str_param_is_refused_as_the_message_says(root):
+    result = new(root, "b", *SPECS["sft"], "--param", "x:str=it's", "--dry-run")
+    assert result.exit_code == 2
+    assert "without quotes" in one_line(result)
+
+
+def test_checkout_naming_a_file_says_it_is_a_file(root):
+    result = ffgen("list", "--checkout", root / "AGENTS.md")
+    assert result.exit_code == 2
+    assert "is a file, not a folder" in one_line(result)
+
+
+def test_a_python_tag_in_a_record_is_named_as_such(root):
+    record = root / ".ffgen/answers/my-dpo.yml"
+    record.write_text(record.read_text() + "evil: !!python/object:os.system {}\n")
+    result = ffgen("update", "my-dpo", "--checkout", root)
+    assert result.exit_code == 1
+    line = one_line(result)
+    assert "python/object" in line and "not valid YAML" not in line
+
+
+def test_one_damaged_record_leaves_list_showing_the_others(root):
+    record = root / ".ffgen/answers/my-dpo.yml"
+    record.write_text(record.read_text() + "garbage: [\n")
+    result = ffgen("list", "--checkout", root, "--format", "json")
+    assert result.exit_code == 0
+    states = {a["key"]: a["state"] for a in json.loads(result.stdout)["algorithms"]}
+    assert states["my-grpo"] == "unchanged" and states["my-dpo"] == "broken"
+
+
+def test_answers_as_a_file_is_refused_not_read_as_no_records(root):
+    shutil.rmtree(root / ".ffgen/answers")
+    (root / ".ffgen/answers").write_text("")
+    result = ffgen("list", "--checkout", root)
+    assert result.exit_code == 1
+    assert ".ffgen/answers is a file" in one_line(result)
