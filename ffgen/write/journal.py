@@ -414,10 +414,14 @@ def remove_emptied_folders(root: Path, deleted: list[Path]) -> None:
     for path in deleted:
         _drop_bytecode(path)
         folder = path.parent
-        # ``folder.is_dir()``: a sibling deleted earlier may already have taken it away.
+        # Gone already (a sibling's walk, or a killed run that got this far): its parent may
+        # still be left empty, so start from the nearest folder still there.
+        while folder != root and root in folder.parents and not folder.is_dir():
+            folder = folder.parent
         while (
             folder != root
             and root in folder.parents
+            and not folder.is_symlink()
             and folder.is_dir()
             and not any(folder.iterdir())
         ):

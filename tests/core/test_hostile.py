@@ -429,3 +429,18 @@ def test_answers_as_a_file_is_refused_not_read_as_no_records(root):
     result = ffgen("list", "--checkout", root)
     assert result.exit_code == 1
     assert ".ffgen/answers is a file" in one_line(result)
+
+
+# --- 15: a remove killed while it took emptied folders away ---------------------------------------
+
+
+def test_settling_a_remove_killed_among_its_folder_removals_leaves_no_empty_folder(tmp_path):
+    from ffgen.write import journal
+
+    (tmp_path / "keep.txt").write_text("k\n")
+    entries = [journal.Entry("a/b/c/f.txt", b"x\n", 0o644, None)]
+    journal.begin(tmp_path, journal.new_journal("gone", entries, []), 0o644)
+    (tmp_path / "a/b").mkdir(parents=True)  # the kill came after c/ went, before b/ and a/ did
+    note = journal.settle(tmp_path)
+    assert note is not None and "finished it" in note
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".ffgen") == ["keep.txt"]
