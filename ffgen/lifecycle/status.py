@@ -37,6 +37,8 @@ class AlgorithmState:
     files: tuple[FileState, ...] = ()
     behind: tuple[str, ...] = ()  # files today's templates render differently
     missing_entries: tuple[str, ...] = ()  # shared files that lost the algorithm's entry
+    # entries that name something else now (a module renamed and its entry fixed by hand)
+    moved_entries: tuple[str, ...] = ()
     broken: tuple[Broken, ...] = ()  # files with conflict markers or that do not parse
     # ``--like`` copies: the source's files that changed since the copy (``update --from-source``)
     source_changed: tuple[str, ...] = ()
@@ -66,6 +68,7 @@ class AlgorithmState:
             "files": [{"path": f.path, "state": f.state} for f in self.files],
             "behind": list(self.behind),
             "missing_entries": list(self.missing_entries),
+            "moved_entries": list(self.moved_entries),
             "broken": [b.as_dict() for b in self.broken],
             "source_changed": list(self.source_changed),
         }
@@ -150,6 +153,7 @@ def generated_state(
         files=tuple(_file_state(view, record, f.path) for f in record.files),
         behind=tuple(behind),
         missing_entries=missing_entries(view, record, replayed),
+        moved_entries=moved_entries(view, record, replayed),
         broken=broken_files(view, record),
         source_changed=source_changes(view, record),
     )
@@ -165,9 +169,23 @@ def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, 
         if edit.path not in recorded:
             continue
         text = view.read(edit.path)
-        if text is None or edit.add(text).status in ("changed", "failed"):
+        if text is None or edit.add(text).status == "changed":
             missing.append(edit.path)
     return tuple(missing)
+
+
+def moved_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:
+    """What each shared file's entry for the algorithm says instead of what ffgen wrote."""
+    from ffgen.generate.manifest import entries_of
+
+    recorded = {e.path for e in record.registry}
+    out = []
+    for edit in registry_edits(entries_of(replayed.ctx)):
+        text = view.read(edit.path) if edit.path in recorded else None
+        result = edit.add(text) if text is not None else None
+        if result is not None and result.status == "failed":
+            out.append(result.reason.split("; ")[0])  # (its advice is for `new`, not here)
+    return tuple(out)
 
 
 def _pristine(record: Record, path: str) -> str | None:

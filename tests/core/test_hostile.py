@@ -444,3 +444,32 @@ def test_settling_a_remove_killed_among_its_folder_removals_leaves_no_empty_fold
     note = journal.settle(tmp_path)
     assert note is not None and "finished it" in note
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != ".ffgen") == ["keep.txt"]
+
+
+# --- 13, 14: a --like source removed, a generated module renamed --------------------------------
+
+
+def test_removing_a_like_source_warns_and_check_accepts_the_copy(root):
+    assert new(root, "cp1", "--like", "my-grpo").exit_code == 0
+    removed = ffgen("remove", "my-grpo", "--checkout", root)
+    assert removed.exit_code == 0
+    assert "note: cp1 was copied from my-grpo (--like)" in removed.stderr
+    checked = ffgen("check", "--checkout", root)
+    assert checked.exit_code == 0, checked.output
+
+
+def test_a_renamed_module_is_diagnosed_as_renamed_and_moving_it_back_works(root):
+    offline = root / "src/flow_factory/trainers/offline"
+    registry, init = root / REGISTRY, offline / "__init__.py"
+    originals = {p: p.read_text() for p in (registry, init)}
+    (offline / "my_dpo.py").rename(offline / "my_dpo_v2.py")
+    registry.write_text(registry.read_text().replace("offline.my_dpo.", "offline.my_dpo_v2."))
+    init.write_text(init.read_text().replace("from .my_dpo import", "from .my_dpo_v2 import"))
+    checked = ffgen("check", "--checkout", root)
+    assert checked.exit_code == 1
+    assert "already maps to `flow_factory.trainers.offline.my_dpo_v2.MyDPO" in checked.output
+    assert "renamed or moved by hand" in checked.output and "entries missing" not in checked.output
+    (offline / "my_dpo_v2.py").rename(offline / "my_dpo.py")  # what the message says to do
+    for path, text in originals.items():
+        path.write_text(text)
+    assert ffgen("check", "--checkout", root).exit_code == 0

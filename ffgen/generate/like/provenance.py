@@ -18,11 +18,15 @@ from ffgen.record import replace
 
 
 def source_changes(view: CheckoutView, record: Record) -> tuple[str, ...]:
-    """The source files of a ``--like`` copy that differ from what was copied (gone ones too)."""
+    """The source files of a ``--like`` copy that differ from what was copied. A source that is
+    gone (removed, or a file of it deleted) leaves nothing to merge from: the copy is its own."""
     src = record.source
     if src is None or src.mode != LIKE:
         return ()
-    return tuple(f.path for f in src.texts if view.read(f.path) != f.pristine)
+    current = [(f, view.read(f.path)) for f in src.texts]
+    if any(text is None for _, text in current):
+        return ()
+    return tuple(f.path for f, text in current if text != f.pristine)
 
 
 def with_current_source(view: CheckoutView, record: Record) -> Record:
