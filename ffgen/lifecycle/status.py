@@ -169,9 +169,17 @@ def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, 
         if edit.path not in recorded:
             continue
         text = view.read(edit.path)
-        if text is None or edit.add(text).status == "changed":
+        result = None if text is None else edit.add(text)
+        if result is None or result.status == "changed" or (
+            result.status == "failed" and not _names_another(result.reason)
+        ):
             missing.append(edit.path)
     return tuple(missing)
+
+
+def _names_another(reason: str) -> bool:
+    """An edit refused because the entry is there, naming something else (a renamed module)."""
+    return "already maps to" in reason or "is already imported from" in reason
 
 
 def moved_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:
@@ -183,7 +191,7 @@ def moved_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ..
     for edit in registry_edits(entries_of(replayed.ctx)):
         text = view.read(edit.path) if edit.path in recorded else None
         result = edit.add(text) if text is not None else None
-        if result is not None and result.status == "failed":
+        if result is not None and result.status == "failed" and _names_another(result.reason):
             out.append(result.reason.split("; ")[0])  # (its advice is for `new`, not here)
     return tuple(out)
 
