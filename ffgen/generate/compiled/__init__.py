@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 9cfd53b562a54c8ae917fb9b7df4f3ee56cdd4c92a11453eff7d5a22dbf0b13c'
+STAMP = 'templates sha256 5b062b3d9aeb507317b1391ca7b4777eac4d59269452568e917939ecdeb47917'

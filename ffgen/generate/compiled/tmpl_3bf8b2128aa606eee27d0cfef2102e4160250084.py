@@ -25,6 +25,7 @@ def root(context, missing=missing):
     l_0_source_mode = resolve('source_mode')
     l_0_source_key = resolve('source_key')
     l_0_source_trainer = resolve('source_trainer')
+    l_0_source_parent = resolve('source_parent')
     l_0_source_hook = resolve('source_hook')
     l_0_source_kind = resolve('source_kind')
     l_0_trainer_path = resolve('trainer_path')
@@ -32,9 +33,9 @@ def root(context, missing=missing):
     l_0_role_cadence = resolve('role_cadence')
     l_0_module = resolve('module')
     l_0_has_reward = resolve('has_reward')
+    l_0_params = resolve('params')
     l_0_uses_snapshots = resolve('uses_snapshots')
     l_0_model_type = resolve('model_type')
-    l_0_params = resolve('params')
     l_0_train_command = resolve('train_command')
     l_0_example_path = resolve('example_path')
     l_0_test_path = resolve('test_path')
@@ -120,7 +121,19 @@ def root(context, missing=missing):
         yield str((undefined(name='source_key') if l_0_source_key is missing else l_0_source_key))
         yield '` changes,\nand `ffgen update '
         yield str((undefined(name='key') if l_0_key is missing else l_0_key))
-        yield ' --from-source` merges its changes into this copy, keeping your edits.\n\n'
+        yield ' --from-source` merges its changes into this copy, keeping your edits.\n'
+        if (undefined(name='source_parent') if l_0_source_parent is missing else l_0_source_parent):
+            pass
+            yield 'Like `'
+            yield str((undefined(name='source_key') if l_0_source_key is missing else l_0_source_key))
+            yield '`, `'
+            yield str((undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class))
+            yield '` is a strict extension of `'
+            yield str((undefined(name='source_parent') if l_0_source_parent is missing else l_0_source_parent))
+            yield "`: it\nkeeps the source's design (everything it does not override is `"
+            yield str((undefined(name='source_parent') if l_0_source_parent is missing else l_0_source_parent))
+            yield "`'s), and its\nclass docstring says so and why.\n"
+        yield '\n'
     elif ((undefined(name='source_mode') if l_0_source_mode is missing else l_0_source_mode) == 'extends'):
         pass
         yield '**A strict extension of `'
@@ -199,7 +212,7 @@ def root(context, missing=missing):
             yield '"'
             yield str(l_1_role)
             yield '"'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 102 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 107 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_role = missing
         yield ')`:\neach role is a live component variant with its own parameters and optimizer groups, the first\n(`'
         yield str(environment.getitem((undefined(name='roles') if l_0_roles is missing else l_0_roles), 0))
@@ -216,7 +229,7 @@ def root(context, missing=missing):
                 yield '` '
                 yield str(l_1_repeats)
                 yield 'x'
-                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 108 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 113 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_role = l_1_repeats = missing
             yield "(one optimizer step per phase, through the framework's `RoleOptimizationCoordinator`, every\nforward of a role under `adapter.use_component_variant(role)`); `ffgen new --role-cadence\nROLE=N` sets a critic's cadence.\n"
         else:
@@ -252,6 +265,15 @@ def root(context, missing=missing):
         yield '`, as `'
         yield str((undefined(name='args_class') if l_0_args_class is missing else l_0_args_class))
         yield '` (a copy of its\narguments class) declares them.\n'
+        if (undefined(name='params') if l_0_params is missing else l_0_params):
+            pass
+            yield '\n| Field | Default | Meaning |\n|---|---|---|\n'
+            for l_1_p in (undefined(name='params') if l_0_params is missing else l_0_params):
+                _loop_vars = {}
+                pass
+                yield str(environment.getattr(l_1_p, 'doc_row'))
+                yield '\n'
+            l_1_p = missing
     else:
         pass
         yield '**Parameters** (`train:`).\n\n| Field | Default | Meaning |\n|---|---|---|\n'
@@ -302,4 +324,4 @@ def root(context, missing=missing):
     yield '\n```\n'
 
 blocks = {}
-debug_info = '2=50&3=54&7=58&8=64&9=66&11=72&13=83&14=85&16=101&17=103&19=107&20=110&21=116&22=118&23=120&24=122&26=124&27=127&28=133&31=137&32=139&35=141&36=144&37=148&40=153&48=156&52=159&56=163&62=166&69=169&77=172&82=175&84=178&85=180&92=182&93=185&96=190&100=192&102=196&104=205&107=207&108=211&117=226&122=229&123=233&124=235&127=238&131=241&137=248&138=251&145=258&151=261&154=264&158=267&160=269&164=272&167=275&170=278&176=281&177=284&178=286&181=288&182=291&189=295&190=299'
+debug_info = '2=51&3=55&7=59&8=65&9=67&11=73&13=84&14=86&16=102&17=104&19=108&20=111&21=117&22=119&23=121&24=123&25=125&26=128&27=134&31=137&32=140&33=146&36=150&37=152&40=154&41=157&42=161&45=166&53=169&57=172&61=176&67=179&74=182&82=185&87=188&89=191&90=193&97=195&98=198&101=203&105=205&107=209&109=218&112=220&113=224&122=239&127=242&128=246&129=248&132=251&136=254&142=261&143=264&145=268&149=271&150=274&158=280&164=283&167=286&171=289&173=291&177=294&180=297&183=300&189=303&190=306&191=308&194=310&195=313&202=317&203=321'

@@ -18,6 +18,7 @@ def root(context, missing=missing):
     l_0_module = resolve('module')
     l_0_args_class = resolve('args_class')
     l_0_example_path = resolve('example_path')
+    l_0_param_helps = resolve('param_helps')
     l_0_online_reward = l_0_rejected = l_0_defaults = l_0_line = missing
     try:
         t_1 = environment.filters['length']
@@ -119,10 +120,10 @@ def root(context, missing=missing):
     context.exported_vars.add('defaults')
     if ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) == 'handwritten'):
         pass
-        l_0_rejected = []
+        l_0_rejected = t_2(context.eval_ctx, (undefined(name='param_rejected') if l_0_param_rejected is missing else l_0_param_rejected))
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
-        l_0_defaults = []
+        l_0_defaults = t_2(context.eval_ctx, (undefined(name='param_defaults') if l_0_param_defaults is missing else l_0_param_defaults))
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
     yield '"""Checks for the arguments class of the generated ``'
@@ -185,6 +186,16 @@ def root(context, missing=missing):
             yield '),\n'
         l_1_name = l_1_value = l_1_error = missing
         yield '    ],\n)\ndef test_each_algorithm_parameter_rejects_an_invalid_value(name, value, error):\n    """Rule: every objective parameter is validated when the arguments are built."""\n    with pytest.raises(error, match=name):\n        Args.from_dict({**_train(), name: value})\n'
+    if (undefined(name='param_helps') if l_0_param_helps is missing else l_0_param_helps):
+        pass
+        yield '\n\n@pytest.mark.parametrize(\n    ("name", "text"),\n    [\n'
+        for l_1_row in (undefined(name='param_helps') if l_0_param_helps is missing else l_0_param_helps):
+            _loop_vars = {}
+            pass
+            yield str(l_1_row)
+            yield '\n'
+        l_1_row = missing
+        yield '    ],\n)\ndef test_each_hyperparameter_carries_its_help_text(name, text):\n    """Rule: a hyperparameter\'s help is the text its ``--param`` spec gave it."""\n    assert {field.name: field.metadata.get("help") for field in fields(Args)}[name] == text\n'
 
 blocks = {}
-debug_info = '2=35&3=38&4=41&5=43&7=46&8=48&15=51&16=53&18=56&19=58&21=61&22=63&24=66&25=68&34=71&35=74&36=76&38=79&39=81&46=84&47=86&49=89&50=91&52=94&53=96&55=99&56=101&63=104&64=106&66=109&67=111&74=114&75=117&76=120&78=122&79=125&81=129&87=131&98=133&99=135&100=138&101=140&103=145&104=147&108=150&109=152&112=155&113=159&120=169&141=171&160=173&166=176&167=180'
+debug_info = '2=36&3=39&4=42&5=44&7=47&8=49&15=52&16=54&18=57&19=59&21=62&22=64&24=67&25=69&34=72&35=75&36=77&38=80&39=82&46=85&47=87&49=90&50=92&52=95&53=97&55=100&56=102&63=105&64=107&66=110&67=112&74=115&75=118&76=121&79=123&80=126&82=130&88=132&99=134&100=136&101=139&102=141&104=146&105=148&109=151&110=153&113=156&114=160&121=170&142=172&161=174&167=177&168=181&177=189&183=192&184=195'
