@@ -66,10 +66,18 @@ def record_paths(view: CheckoutView) -> list[str]:
     return view.files(f"{ANSWERS_DIR}/*.yml")
 
 
+MAX_ANSWERS_FILE = 1_000_000  # a record is a few KB
+
+
 def load_answers_file(path: Path) -> Record:
     """A record given on the command line (``new --answers FILE``); any checkout's will do."""
+    given = Path(path)
+    if given.exists() and (not given.is_file() or given.stat().st_size > MAX_ANSWERS_FILE):
+        raise UsageError(f"--answers {path}: not a record file (a device, a FIFO, or over "
+                         f"{MAX_ANSWERS_FILE // 1000} KB); pass a record such as "
+                         f"{ANSWERS_DIR}/<key>.yml")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = given.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(
             f"--answers {path}: no such file; pass a record such as {ANSWERS_DIR}/<key>.yml"

@@ -232,8 +232,8 @@ def load(root: Path) -> Journal | None:
         raise _unreadable(f"cannot read it: {exc.strerror}") from None
     try:
         return _parse(json.loads(raw.decode("utf-8")))
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise _unreadable(f"{type(exc).__name__}: {exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise _unreadable(f"{type(exc).__name__}: {quoted(str(exc))}") from None
 
 
 def _parse(data: dict) -> Journal:

@@ -473,3 +473,35 @@ def test_a_renamed_module_is_diagnosed_as_renamed_and_moving_it_back_works(root)
     for path, text in originals.items():
         path.write_text(text)
     assert ffgen("check", "--checkout", root).exit_code == 0
+
+
+def test_a_journal_nested_too_deeply_is_one_line(root):
+    (root / JOURNAL_PATH).write_text("[" * 100_000)
+    before = tree(root)
+    result = ffgen("update", "my-dpo", "--checkout", root)
+    assert result.exit_code == 1
+    assert "is not a journal ffgen can read" in one_line(result)
+    assert tree(root) == before
+
+
+# --- found by the fresh probe: a FIFO where a file should be, a device as --answers ---------------
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("rel", [".ffgen/base/my-dpo.b85", "tests/trainers/test_my_dpo.py"])
+@pytest.mark.parametrize("command", [["check"], ["remove", "my-dpo", "--force"]])
+def test_a_fifo_in_a_file_s_place_is_refused_not_waited_on(root, rel, command):
+    (root / rel).unlink()
+    os.mkfifo(root / rel)
+    before = tree(root)
+    result = ffgen(*command, "--checkout", root)
+    assert result.exit_code == 1
+    assert f"{rel} is not a regular file" in result.output
+    assert tree(root) == before
+
+
+@pytest.mark.timeout(60)
+def test_answers_from_a_device_is_refused_not_read_forever(root):
+    result = new(root, "b", *SPECS["sft"], "--answers", "/dev/zero")
+    assert result.exit_code == 2
+    assert "not a record file" in one_line(result)

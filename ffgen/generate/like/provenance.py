@@ -54,6 +54,8 @@ def recorded_start(path) -> tuple[str, str] | None:
 
     import yaml
 
+    if not Path(path).is_file() or Path(path).stat().st_size > 1_000_000:
+        return None  # not a record: load_answers_file says so
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
