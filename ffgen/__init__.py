@@ -5,15 +5,15 @@ __version__ = "0.1.0"
 
 def _quiet_ctrl_c() -> None:
     """Run as the ``ffgen`` command, Ctrl+C while the modules load exits 130 without a
-    traceback (``ffgen.cli.main`` puts Python's own handler back once it runs). Imported as a
+    traceback (``ffgen.entry.main`` puts Python's own handler back once it runs). Imported as a
     library, ffgen leaves the signal alone."""
-    import _signal  # the C module: ``signal`` builds its enums first, a window of its own
     import os
+    import signal
     import sys
 
     if not sys.argv or os.path.basename(sys.argv[0]) != "ffgen":
         return
-    if _signal.getsignal(_signal.SIGINT) is not _signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return
 
     def exit_quietly(signum: int, frame: object) -> None:
@@ -23,7 +23,7 @@ def _quiet_ctrl_c() -> None:
             pass
         raise SystemExit(128 + signum)
 
-    _signal.signal(_signal.SIGINT, exit_quietly)
+    signal.signal(signal.SIGINT, exit_quietly)
 
 
 _quiet_ctrl_c()

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 EXIT_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program Ctrl+C ended
 
 
 class GuardedStdout:
@@ -134,12 +135,20 @@ def exit_code() -> int:
     return EXIT_PIPE if guard is None or _is_pipe(guard.why) else 1
 
 
+_ERROR_LINE = [False]  # an ``error:`` line was printed in this run
+
+
 def error_reported() -> None:
     """An ``error:`` line is on its way to stderr: it is the one line, and its exit code
     stands (a refusal wrote nothing, whatever became of stdout)."""
+    _ERROR_LINE[0] = True
     guard = _guard()
     if guard is not None:
         guard.reported = True
+
+
+def error_line_printed() -> bool:
+    return _ERROR_LINE[0]
 
 
 def after_writes(root: Path, count: int) -> None:
@@ -165,3 +174,25 @@ def lost_output() -> str | None:
     if _is_pipe(guard.why):
         return f"error: {what} before ffgen finished its output; nothing was written"
     return f"error: {what}; nothing was written"
+
+
+def print_error(exc) -> int:
+    """The one ``error:`` line for an :class:`~ffgen.errors.FfgenError`; its exit code."""
+    from rich.console import Console
+
+    error_reported()  # the error line is the one line, lost output or not
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/bold red] {exc.message}", markup=True
+    )
+    return exc.exit_code
+
+
+def interrupted() -> int:
+    """Ctrl+C outside the writes (``apply`` answers it itself while it writes, rolling back):
+    one line, and the exit code a shell gives a program SIGINT ended."""
+    error_reported()
+    try:
+        print("error: interrupted (Ctrl+C)", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return INTERRUPTED

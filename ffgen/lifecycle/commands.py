@@ -97,7 +97,7 @@ def run_remove(
 
 def _copies_of(view: CheckoutView, key: str) -> list[str]:
     """The ``--like`` copies of ``key`` (a damaged record is not this command's business)."""
-    from ffgen.lifecycle.replay import read_record, record_paths
+    from ffgen.store.read import read_record, record_paths
 
     out = []
     for path in record_paths(view):
@@ -224,7 +224,7 @@ def _verify_errors(view: CheckoutView, keys: set[str]) -> dict[str, list]:
     match their record can still be wrong after a hand edit elsewhere (a trainer reading an
     argument its class no longer defines), and check is the one gate a user runs."""
     from ffgen.errors import FfgenError
-    from ffgen.verify import run_verify
+    from ffgen.verify.engine import run_verify
 
     if not keys:
         return {}

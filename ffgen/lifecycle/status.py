@@ -15,8 +15,8 @@ from ffgen.generate.like.provenance import source_changes
 from ffgen.generate.manifest import registry_edits
 from ffgen.generate.plan import render_all
 from ffgen.lifecycle.health import Broken, broken_files
-from ffgen.lifecycle.records import Record, sha256
 from ffgen.lifecycle.replay import replay
+from ffgen.store.records import Record, sha256
 
 UNCHANGED, EDITED, MISSING, BROKEN = "unchanged", "edited", "missing", "broken"
 
@@ -104,7 +104,7 @@ def _records(view: CheckoutView) -> tuple[dict[str, Record], dict[str, Algorithm
     from pathlib import PurePosixPath
 
     from ffgen.errors import RefusedError
-    from ffgen.lifecycle.replay import read_record, record_paths
+    from ffgen.store.read import read_record, record_paths
 
     good, damaged = {}, {}
     for path in record_paths(view):

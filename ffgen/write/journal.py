@@ -27,11 +27,19 @@ from pathlib import Path
 
 from ffgen.errors import RefusedError, quoted
 from ffgen.write import JOURNAL_PATH
+from ffgen.write.durable import (  # noqa: F401 (apply and the tests reach them through here)
+    TMP_SUFFIX,
+    current_umask,
+    digest,
+    durable_write,
+    fsync_dirs,
+    remove_strays,
+    umask_mode,
+)
 from ffgen.write.lock import checkout_lock, not_a_plain_file
 from ffgen.write.paths import own_file, safe_relative
 
 FORMAT = 2  # 2: the writer's machine, boot and process start are recorded
-TMP_SUFFIX = ".ffgen-tmp"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -95,79 +103,6 @@ def _start(pid: int) -> str:
     line = _first_line(f"/proc/{pid}/stat")
     fields = line.rpartition(")")[2].split()  # the command name may hold spaces
     return fields[19] if len(fields) > 19 else ""
-
-
-def digest(data: bytes) -> str:
-    from ffgen.digests import sha256  # here: a command that only reads never needs it
-
-    return sha256(data).hexdigest()
-
-
-# -- durable writes ------------------------------------------------------------------------------
-
-
-def durable_write(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data`` atomically and durably: a temporary sibling, written and
-    synced to disk, given ``mode``, renamed over the path. Readers see the old file or the new
-    one."""
-    fd, tmp = _temporary_sibling(path)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            _sync_data(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-# Created only if absent, never through a link, binary where the OS tells text apart: what
-# tempfile.mkstemp opens with, without its random names (the checkout lock already keeps other
-# ffgen runs out; a name a killed run left is skipped, and removed when its journal settles).
-_NEW_FILE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-_TRIES = 100
-
-
-def _temporary_sibling(path: Path) -> tuple[int, str]:
-    """A new, empty ``.<name>.<pid>-<n>.ffgen-tmp`` beside ``path``, open for writing (mode
-    0o600 until the content is in)."""
-    for n in range(_TRIES):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}-{n}{TMP_SUFFIX}")
-        try:
-            return os.open(tmp, _NEW_FILE, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"{_TRIES} temporary names beside {path} are taken")
-
-
-# fdatasync: the data and what reading it back needs (its size), not the times fsync adds; the
-# rename is made durable by fsyncing the folder. Where the OS has no fdatasync, fsync.
-_sync_data = getattr(os, "fdatasync", os.fsync)
-
-
-def fsync_dirs(folders: Iterable[Path]) -> None:
-    """Make renames and unlinks in ``folders`` durable (a no-op where the OS cannot)."""
-    for folder in dict.fromkeys(folders):
-        try:
-            fd = os.open(folder, os.O_RDONLY)
-        except OSError:
-            continue  # gone (an emptied folder removed) or not openable: nothing to sync
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass  # some file systems refuse fsync on a folder
-        finally:
-            os.close(fd)
-
-
-def remove_strays(folder: Path, name: str) -> None:
-    """Temporary siblings of ``folder/name`` a killed write left behind."""
-    if folder.is_dir():
-        for stray in folder.glob(f".{name}.*{TMP_SUFFIX}"):
-            stray.unlink(missing_ok=True)
 
 
 # -- the journal file ----------------------------------------------------------------------------
@@ -263,7 +198,7 @@ def _mode(value: object) -> int:
 def allowed_mode(mode: int) -> int:
     """Only permission bits (never setuid, setgid or sticky), and only those the umask allows:
     a journal can put a file back, never hand it more rights than a new file gets."""
-    return mode & 0o777 & ~_umask()
+    return mode & 0o777 & ~current_umask()
 
 
 def _text(value: object) -> str:
@@ -478,14 +413,3 @@ def settle_before_reading(root: Path) -> None:
         refusal = pending_refusal(root)
         if refusal is not None:
             raise refusal
-
-
-def umask_mode() -> int:
-    """The mode a file created now gets (0o666 less the umask), as ``open`` would give it."""
-    return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask

@@ -25,7 +25,7 @@ from ffgen.write.lock import WAIT_ENV
 from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
-CHILD = "from ffgen.cli import main; main()"
+CHILD = "from ffgen.entry import main; main()"
 
 
 def new_args(root: Path, name: str = "my-grpo") -> list[str]:
@@ -270,7 +270,7 @@ def test_every_file_new_creates_has_the_umask_mode(trees):
 
 
 def test_a_temporary_sibling_is_new_and_never_a_name_left_behind(tmp_path):
-    from ffgen.write.journal import TMP_SUFFIX, _temporary_sibling, durable_write, remove_strays
+    from ffgen.write.durable import TMP_SUFFIX, _temporary_sibling, durable_write, remove_strays
 
     target = tmp_path / "x.py"
     left = tmp_path / f".x.py.{os.getpid()}-0{TMP_SUFFIX}"
