@@ -17,6 +17,10 @@ def _quiet_ctrl_c() -> None:
         return
 
     def exit_quietly(signum: int, frame: object) -> None:
+        try:
+            sys.stderr.write("error: interrupted (Ctrl+C)\n")
+        except (OSError, ValueError):
+            pass
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGINT, exit_quietly)

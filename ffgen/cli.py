@@ -346,12 +346,17 @@ def param_remove(
 def app_code() -> int:
     """Run the typer app; click's own usage errors become one ``error:`` line too."""
     usage_error, click_error = _click_errors()
+    from ffgen.stdout_guard import interrupted
+
     try:
         code = app(standalone_mode=False)
     except KeyboardInterrupt:
-        return EXIT_USAGE
-    except typer.Abort:  # Ctrl+C or end of input at a prompt
-        return EXIT_USAGE
+        return interrupted()
+    except typer.Abort as exc:  # Ctrl+C or end of input at a prompt
+        if isinstance(exc.__context__, EOFError):
+            print("error: no answer (end of input); nothing was written", file=sys.stderr)
+            return EXIT_USAGE
+        return interrupted()
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `ffgen`: the help is the answer
             exc.show()

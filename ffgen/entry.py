@@ -5,14 +5,48 @@ from __future__ import annotations
 
 import sys
 
+from ffgen.stdout_guard import INTERRUPTED, interrupted
+
 
 def main() -> None:
-    """The ``ffgen`` command: one ``error:`` line for every problem, a closed stdout included."""
+    """The ``ffgen`` command: one ``error:`` line for every problem, a closed stdout and Ctrl+C
+    included."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        sys.exit(interrupted())
+    except Exception as exc:
+        if _SEEN["ctrl_c"] and _from_ctrl_c(exc):  # e.g. a RuntimeError wrapping it in an import
+            sys.exit(interrupted())
+        raise
+
+
+def _from_ctrl_c(exc: BaseException | None) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+# What this run has seen: a Ctrl+C (an ``error:`` line printed is stdout_guard's to know).
+_SEEN = {"ctrl_c": False}
+
+
+def _on_ctrl_c(signum: int, frame: object) -> None:
+    """Python's own SIGINT handler, remembering that it ran."""
+    _SEEN["ctrl_c"] = True
+    raise KeyboardInterrupt
+
+
+def _main() -> None:
     import signal
 
     handler = signal.getsignal(signal.SIGINT)
     if getattr(handler, "__name__", "") == "exit_quietly":  # see ffgen._quiet_ctrl_c
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _on_ctrl_c)
     _streams_that_exist()
     _escaping_output()
     from ffgen import stdout_guard
@@ -21,10 +55,12 @@ def main() -> None:
     from ffgen.cli import app_code
 
     code = app_code()
+    if code == INTERRUPTED and _SEEN["ctrl_c"] and not stdout_guard.error_line_printed():
+        code = interrupted()  # typer turns Ctrl+C into a silent exit 130
     lost = stdout_guard.lost_output()  # flushes stdout
     if lost is not None:
         print(lost, file=sys.stderr)
-        code = stdout_guard.EXIT_PIPE
+        code = stdout_guard.exit_code()
     sys.exit(code)
 
 

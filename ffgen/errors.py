@@ -40,3 +40,16 @@ class RefusedError(FfgenError):
     """A request ffgen understood but will not carry out (exit 1)."""
 
     exit_code = EXIT_REFUSED
+
+
+def quoted(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for a message, bounded: nested or aliased data (a YAML alias bomb) is
+    cut at a few levels and items, a long text at ``limit`` characters."""
+    import reprlib
+
+    shorten = reprlib.Repr()
+    shorten.maxlevel, shorten.maxlist, shorten.maxtuple, shorten.maxdict = 3, 4, 4, 4
+    shorten.maxset = shorten.maxfrozenset = shorten.maxdeque = shorten.maxarray = 4
+    shorten.maxstring = shorten.maxother = shorten.maxlong = limit
+    text = shorten.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

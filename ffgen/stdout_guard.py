@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 EXIT_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a program Ctrl+C ended
 
 
 class GuardedStdout:
@@ -31,6 +32,7 @@ class GuardedStdout:
     def __init__(self, stream) -> None:
         self._stream = stream
         self.lost = False  # some output could not be delivered
+        self.why: OSError | None = None  # what stopped it: a closed pipe, a full disk, ...
         self.reported = False  # an error line already said so
         self.written: tuple[Path, int] | None = None  # (root, files) once a plan was applied
 
@@ -50,9 +52,10 @@ class GuardedStdout:
                 self._lose(exc)
 
     def _lose(self, exc: OSError) -> None:
-        if not isinstance(exc, BrokenPipeError) and exc.errno != errno.EPIPE:
-            raise exc
+        # A closed pipe (EPIPE), a full disk (ENOSPC, ``> /dev/full``), an I/O error: the output
+        # is lost either way, and the outcome is told on stderr in one line.
         self.lost = True
+        self.why = exc
         # Later flushes (the interpreter's own at exit among them) go to /dev/null instead of
         # failing again with "Exception ignored ... BrokenPipeError".
         try:
@@ -107,6 +110,9 @@ def before_writes() -> None:
     guard.check_reader()
     if guard.lost:
         guard.reported = True
+        if not _is_pipe(guard.why):
+            raise FfgenError(f"cannot write the output ({_reason(guard.why)}); nothing was "
+                             "written: re-run with stdout somewhere it can be written")
         raise FfgenError(
             "stdout was closed (SIGPIPE: the reader of the pipe exited) before ffgen finished "
             "its output; nothing was written: re-run with the whole output read",
@@ -114,12 +120,35 @@ def before_writes() -> None:
         )
 
 
+def _is_pipe(exc: OSError | None) -> bool:
+    return exc is None or isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE
+
+
+def _reason(exc: OSError | None) -> str:
+    return (exc.strerror if exc is not None else None) or str(exc)
+
+
+def exit_code() -> int:
+    """The exit code of output lost without an error saying so: SIGPIPE's for a closed pipe,
+    1 for output that could not be written (the command did not do its job: say it)."""
+    guard = _guard()
+    return EXIT_PIPE if guard is None or _is_pipe(guard.why) else 1
+
+
+_ERROR_LINE = [False]  # an ``error:`` line was printed in this run
+
+
 def error_reported() -> None:
     """An ``error:`` line is on its way to stderr: it is the one line, and its exit code
     stands (a refusal wrote nothing, whatever became of stdout)."""
+    _ERROR_LINE[0] = True
     guard = _guard()
     if guard is not None:
         guard.reported = True
+
+
+def error_line_printed() -> bool:
+    return _ERROR_LINE[0]
 
 
 def after_writes(root: Path, count: int) -> None:
@@ -136,12 +165,15 @@ def lost_output() -> str | None:
     guard.flush()
     if not guard.lost or guard.reported:
         return None
+    what = ("stdout was closed (SIGPIPE)" if _is_pipe(guard.why)
+            else f"cannot write the output ({_reason(guard.why)})")
     if guard.written is not None:
         root, count = guard.written
-        return (f"error: stdout was closed (SIGPIPE) after the last write: the command had "
-                f"finished, {count} file(s) written under {root}; only its output was cut short")
-    return ("error: stdout was closed (SIGPIPE) before ffgen finished its output; nothing was "
-            "written")
+        return (f"error: {what} after the last write: the command had finished, {count} "
+                f"file(s) written under {root}; only its output was cut short")
+    if _is_pipe(guard.why):
+        return f"error: {what} before ffgen finished its output; nothing was written"
+    return f"error: {what}; nothing was written"
 
 
 def print_error(exc) -> int:
@@ -153,3 +185,14 @@ def print_error(exc) -> int:
         f"[bold red]error:[/bold red] {exc.message}", markup=True
     )
     return exc.exit_code
+
+
+def interrupted() -> int:
+    """Ctrl+C outside the writes (``apply`` answers it itself while it writes, rolling back):
+    one line, and the exit code a shell gives a program SIGINT ended."""
+    error_reported()
+    try:
+        print("error: interrupted (Ctrl+C)", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return INTERRUPTED

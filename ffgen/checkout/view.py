@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import os
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -45,8 +46,14 @@ class CheckoutView:
 
     def read(self, rel: str) -> str | None:
         try:
-            with open(os.path.join(self.root, rel), "rb") as file:  # no Path per read: verify
-                data = file.read()  # reads a hundred files and more
+            # O_NONBLOCK: a FIFO (or device) in a file's place opens at once and is refused
+            # below, instead of waiting forever for a writer.
+            fd = os.open(os.path.join(self.root, rel), os.O_RDONLY | os.O_NONBLOCK)
+            with open(fd, "rb") as file:  # no Path per read: verify reads a hundred files
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise RefusedError(f"{rel} is not a regular file (a FIFO, socket or device); "
+                                       "put the file back and re-run")
+                data = file.read()
             # Decoded as Python reads source (BOM, PEP 263); apply writes it back the same way.
             return textfile.decode(data, rel)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError, UnicodeEncodeError):
@@ -190,6 +197,9 @@ def find_root(explicit: Path | None, start: Path | None = None) -> Path:
     """
     if explicit is not None:
         root = Path(explicit).resolve()
+        if root.exists() and not root.is_dir():
+            raise UsageError(f"--checkout {explicit} is a file, not a folder; pass the checkout's "
+                             "root folder")
         if not root.is_dir():
             raise UsageError(f"--checkout {explicit}: no such directory; pass a checkout root")
         check_layout(root)

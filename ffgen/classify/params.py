@@ -24,7 +24,7 @@ MAX_HELP = 200  # a help text is a sentence or two, not the docs
 CHOICE_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # A string default stays printable ASCII without the characters that would need escaping in
 # Python, YAML or the docs' table.
-_TEXT_RE = re.compile(r'^[ !#-\[\]-_a-{}~]*$')
+_TEXT_RE = re.compile(r'^[ !#-&(-\[\]-_a-{}~]*$')
 # Names the generated class already gives a meaning (the base classes' are checked against the
 # checkout when the plan is made).
 RESERVED = ("trainer_type", "execution_contract", "extra_kwargs")

@@ -44,6 +44,8 @@ TreeEdit = Callable[[cst.Module], cst.Module]
 
 def run_edit(code: str, path: str, edit: TreeEdit) -> EditResult:
     """Parse ``code``, apply ``edit`` and classify the outcome; ``path`` only labels reasons."""
+    if too_deep(code):
+        return EditResult("failed", code, f"{path}: {TOO_DEEP}; simplify it and re-run")
     try:
         tree = cst.parse_module(code)
     except cst.ParserSyntaxError as err:
@@ -65,6 +67,42 @@ def run_edit(code: str, path: str, edit: TreeEdit) -> EditResult:
         # Compare text, not trees: a re-run must hand back the very same bytes.
         return EditResult("unchanged", code)
     return _checked(code, new_code, path)
+
+
+MAX_DEPTH = 100  # syntax nesting; Flow-Factory's modules stay under 30
+MAX_SIZE = 4 * 1024 * 1024
+
+
+def too_deep(code: str) -> bool:
+    """Whether ``code`` is too big or nested too deeply to hand to libcst, whose parser takes
+    minutes on one expression of thousands of terms. Measured on CPython's own parse, without
+    recursion. (Code that does not parse is libcst's to report.)"""
+    import ast
+
+    if len(code) > MAX_SIZE:
+        return True
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    except (RecursionError, MemoryError, ValueError):
+        return True
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def parse_guarded(code: str, path: str) -> cst.Module:
+    """``cst.parse_module`` after :func:`too_deep`'s guard (a refusal naming ``path``)."""
+    from ffgen.errors import RefusedError
+
+    if too_deep(code):
+        raise RefusedError(f"{path}: {TOO_DEEP}; simplify it and re-run")
+    return cst.parse_module(code)
 
 
 def _checked(code: str, new_code: str, path: str) -> EditResult:

@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ._rename import Renames, relative_to, rename
+from .base import parse_guarded
 
 _ANNOTATION_TEXT = re.compile(r"[A-Za-z_][\w.]*(\[[\w.\[\], ]*\])?")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -205,7 +206,7 @@ def _docstring(text: str) -> cst.SimpleStatementLine:
 
 def copy_module(source: str, spec: CopySpec) -> CopiedModule:
     """The new module's text: ``spec.roots`` and what they use, renamed and re-based."""
-    tree = cst.parse_module(source)
+    tree = parse_guarded(source, "the --like source module")
     statements = [_classify(node, i == 0) for i, node in enumerate(tree.body)]
     selected, external, used = _select(statements, spec)
     for s in statements:  # a kept block (``if TYPE_CHECKING:``) needs what it reads too
@@ -258,7 +259,7 @@ def _renamed_header(tree: cst.Module, spec: CopySpec) -> list[cst.EmptyLine]:
 def imports_for(source: str, renames: Renames, names: set[str]) -> list[str]:
     """The import lines of ``source`` that bind ``names``, pruned and re-based (for a new
     module that uses a few of the source's names, such as an ``--extends`` child)."""
-    tree = cst.parse_module(source)
+    tree = parse_guarded(source, "the --like source module")
     lines = []
     for index, node in enumerate(tree.body):
         s = _classify(node, index == 0)
@@ -273,6 +274,6 @@ def imports_for(source: str, renames: Renames, names: set[str]) -> list[str]:
 
 def defined_names(source: str) -> set[str]:
     """Top-level names ``source`` defines itself (classes, functions, assignments)."""
-    tree = cst.parse_module(source)
+    tree = parse_guarded(source, "the --like source module")
     statements = [_classify(node, i == 0) for i, node in enumerate(tree.body)]
     return {n for s in statements if s.kind == "def" for n in s.binds}

@@ -25,7 +25,13 @@ from ffgen.classify.rules import classify
 from ffgen.errors import UsageError
 from ffgen.generate.context import build_context
 from ffgen.generate.param_code import check_params
-from ffgen.generate.plan import Plan, build_plan, check_plan_verifies, docs_markers
+from ffgen.generate.plan import (
+    Plan,
+    build_plan,
+    check_plan_verifies,
+    docs_markers,
+    docs_section,
+)
 from ffgen.output import files_json, show_changes
 
 if TYPE_CHECKING:
@@ -142,11 +148,12 @@ def _edited(record, change) -> bool:
     docs = record.docs
     if docs is None or change.path != docs.path or change.old is None:
         return False
+    span = docs_section(change.old, record.key, change.path)
+    if span is None:
+        return False
     begin, end = docs_markers(record.key)
-    start = change.old.find(begin)
-    stop = change.old.find(end, start)
-    inner = change.old[start + len(begin) + 1 : stop] if start >= 0 and stop >= 0 else None
-    return inner is not None and inner != docs.section.strip() + "\n"
+    inner = change.old[span[0] + len(begin) + 1 : change.old.rindex(end, *span)]
+    return inner != docs.section.strip() + "\n"
 
 
 def _answers_note(record, plan: Plan) -> str:

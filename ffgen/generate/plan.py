@@ -92,6 +92,54 @@ def docs_markers(key: str) -> tuple[str, str]:
     return f"<!-- ffgen:begin {key} -->", f"<!-- ffgen:end {key} -->"
 
 
+def docs_section(text: str, key: str, path: str) -> tuple[int, int] | None:
+    """Where the algorithm's marked section is in ``text``: from its begin marker to just past
+    its end marker (and that line's newline); None when neither marker is there. A marker
+    missing, doubled or out of order is refused naming its line: guessing which end goes with
+    which begin could delete the user's text after the section."""
+    begin, end = docs_markers(key)
+    begins, ends = _all(text, begin), _all(text, end)
+    if not begins and not ends:
+        return None
+    if len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]:
+        stop = ends[0] + len(end)
+        return begins[0], stop + (text[stop : stop + 1] == "\n")
+    line, problem = marker_problem(text, key, begins, ends)
+    raise RefusedError(f"{path}:{line}: {problem}")
+
+
+def marker_problem(text: str, key: str, begins: list[int] | None = None,
+                   ends: list[int] | None = None) -> tuple[int, str] | None:
+    """The line of a missing, doubled or misplaced docs marker of ``key``, and what to do."""
+    begin, end = docs_markers(key)
+    begins = _all(text, begin) if begins is None else begins
+    ends = _all(text, end) if ends is None else ends
+    if (not begins and not ends) or (
+        len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]
+    ):
+        return None
+    if len(begins) != 1:
+        marker, at = begin, (begins[1] if begins else ends[0])
+        what = "a second" if begins else "no"
+    else:
+        marker, at = end, (ends[1] if len(ends) > 1 else begins[0])
+        what = "a second" if len(ends) > 1 else ("no" if not ends else "an out-of-order")
+    line = text.count("\n", 0, at) + 1
+    return line, (
+        f"the docs section of {key} has {what} `{marker}`; ffgen will not guess where the "
+        "section ends: make it one begin and one end marker (or delete both), then run ffgen "
+        "again"
+    )
+
+
+def _all(text: str, marker: str) -> list[int]:
+    out, at = [], text.find(marker)
+    while at >= 0:
+        out.append(at)
+        at = text.find(marker, at + 1)
+    return out
+
+
 def docs_block(key: str, section: str) -> str:
     begin, end = docs_markers(key)
     return f"{begin}\n{section.strip()}\n{end}\n"
@@ -102,13 +150,13 @@ def docs_change(
 ) -> tuple[FileChange, str]:
     """Append (or refresh) the algorithm's marked section in the guidance document; also return
     the separator put before a new section (``separator`` is the recorded one on a re-run)."""
-    begin, end = docs_markers(key)
     block = docs_block(key, section)
     old = view.read(path)
     if old is None:
         return FileChange(path, Status.CREATE, None, f"{DOCS_HEADER}\n{block}"), "\n"
-    if begin in old and end in old:
-        start, stop = old.index(begin), old.index(end) + len(end) + 1
+    span = docs_section(old, key, path)
+    if span is not None:
+        start, stop = span
         new = old[:start] + block + old[stop:]
         if new == old:
             return FileChange(path, Status.IDENTICAL, old, old), separator
@@ -200,6 +248,12 @@ def category_init_change(
     path = layout.category_init_path(category)
     if view.exists(path):
         return None
+    module = f"{layout.TRAINERS_DIR}/{category}.py"
+    if view.exists(module):
+        raise RefusedError(
+            f"--category {category}: {module} is a module, and a package {category}/ beside it "
+            "would hide it (flow_factory.trainers would stop importing): choose another --category"
+        )
     return FileChange(path, Status.CREATE, None, category_stub(category, header))
 
 

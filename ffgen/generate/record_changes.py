@@ -26,7 +26,9 @@ def record_changes(view: CheckoutView, record: Record, force: bool) -> list[File
         old = view.read(path)
         if old is None:
             changes.append(FileChange(path, Status.CREATE, None, text))
-        elif path == record_store.ATTRIBUTES or record_store.same_base(old, text):
+        elif path in (record_store.ATTRIBUTES, record_store.IGNORE) or record_store.same_base(
+            old, text
+        ):
             changes.append(FileChange(path, Status.IDENTICAL, old, old))  # (attributes: theirs)
         else:
             changes.append(FileChange(path, Status.UPDATE, old, text))

@@ -7,6 +7,7 @@ writes to :func:`ffgen.write.apply.apply_plan`, and map the outcome to an exit c
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -84,8 +85,30 @@ def run_remove(
     console = console or _console()
     root = find_root(checkout)
     with holding(root, writes=not dry_run):
-        plan = plan_remove(CheckoutView(root), key, force=force, keep_edited=keep_edited)
-        return _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
+        view = CheckoutView(root)
+        plan = plan_remove(view, key, force=force, keep_edited=keep_edited)
+        copies = _copies_of(view, key)
+        code = _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
+    for copy in copies:
+        print(f"note: {copy} was copied from {key} (--like); the copy stays and is yours now: "
+              "`ffgen check` no longer compares it with its source", file=sys.stderr)
+    return code
+
+
+def _copies_of(view: CheckoutView, key: str) -> list[str]:
+    """The ``--like`` copies of ``key`` (a damaged record is not this command's business)."""
+    from ffgen.store.read import read_record, record_paths
+
+    out = []
+    for path in record_paths(view):
+        try:
+            record = read_record(view, Path(path).stem)
+        except RefusedError:
+            continue
+        source = record.source if record is not None else None
+        if source is not None and source.key == key and source.mode == "like":
+            out.append(record.key)
+    return out
 
 
 def _show_and_apply(
@@ -218,6 +241,7 @@ def _verify_errors(view: CheckoutView, keys: set[str]) -> dict[str, list]:
 
 def _check_json(s, errors: dict[str, list]) -> dict[str, object]:
     return {"key": s.key, "behind": list(s.behind), "missing_entries": list(s.missing_entries),
+            "moved_entries": list(s.moved_entries),
             "broken": [b.as_dict() for b in s.broken],
             "source_changed": list(s.source_changed),
             "verify_errors": [f.as_dict() for f in errors.get(s.key, ())],
@@ -230,7 +254,8 @@ def _github_line(s, problem: str, errors: dict[str, list]) -> str:
     where = f"file=.ffgen/answers/{s.key}.yml"
     if s.broken:
         where = f"file={s.broken[0].path},line={s.broken[0].line}"
-    elif errors.get(s.key) and not (s.behind or s.missing_entries or s.source_changed):
+    elif errors.get(s.key) and not (s.behind or s.missing_entries or s.moved_entries
+                                    or s.source_changed):
         where = f"file={errors[s.key][0].path},line={errors[s.key][0].line}"
     return f"::error {where},title=ffgen check::{problem}"
 
@@ -248,6 +273,12 @@ def _problem(s, errors: dict[str, list]) -> str:
     if s.missing_entries:
         parts.append(f"registry entries missing in {', '.join(s.missing_entries)}: run "
                      f"`ffgen update {s.key}`")
+    if s.moved_entries:
+        parts.append(
+            f"{'; '.join(s.moved_entries)}: a module renamed or moved by hand, which ffgen "
+            "cannot follow; move the module and these entries back to the names ffgen wrote, "
+            "then run `ffgen check` again"
+        )
     if s.source_changed:
         parts.append(f"its source changed since the copy ({', '.join(s.source_changed)}): run "
                      f"`ffgen update {s.key} --from-source`")

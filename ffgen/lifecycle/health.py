@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 
 from ffgen.checkout.view import CheckoutView
-from ffgen.generate.plan import docs_markers
+from ffgen.generate.plan import docs_markers, marker_problem
 from ffgen.lifecycle.merge3 import OURS_MARK, THEIRS_MARK
 from ffgen.store.records import Record
 
@@ -19,6 +19,11 @@ MARKERS_FIX = (
     "conflict markers from `ffgen update --conflict inline` are still there: keep the lines "
     "you want, delete the marker lines"
 )
+OTHER_MARKERS_FIX = (
+    "merge conflict markers (from git or another tool, not ffgen) are still there: resolve the "
+    "conflict, delete the marker lines"
+)
+FFGEN_MARKS = (f"{OURS_MARK} ours", f"{THEIRS_MARK} theirs")
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,7 @@ def file_problem(path: str, text: str) -> Broken | None:
     """Conflict markers first (they are also why Python stops parsing), then the syntax."""
     line = marker_line(text)
     if line is not None:
-        return Broken(path, line, MARKERS_FIX)
+        return Broken(path, line, markers_fix(text, line))
     if path.endswith(".py"):
         return _python_problem(path, text)
     if path.endswith((".yml", ".yaml")):
@@ -70,7 +75,9 @@ def _yaml_problem(path: str, text: str) -> Broken | None:
     import yaml
 
     try:
-        yaml.safe_load(text)
+        yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except RecursionError:
+        return Broken(path, 1, "is nested too deeply to load as YAML: fix it")
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -99,12 +106,23 @@ def _docs_problem(view: CheckoutView, record: Record) -> Broken | None:
     if record.docs is None:
         return None
     text = view.read(record.docs.path)
+    if text is None:
+        return None
+    misplaced = marker_problem(text, record.key)
+    if misplaced is not None:
+        return Broken(record.docs.path, *misplaced)
     begin, end = docs_markers(record.key)
-    if text is None or begin not in text or end not in text:
+    if begin not in text or end not in text:
         return None
     start = text.index(begin)
     section = text[start : text.index(end, start)]
     line = marker_line(section)
     if line is None:
         return None
-    return Broken(record.docs.path, text[:start].count("\n") + line, MARKERS_FIX)
+    return Broken(record.docs.path, text[:start].count("\n") + line, markers_fix(section, line))
+
+
+def markers_fix(text: str, line: int) -> str:
+    """Whose markers open or close the conflict at ``line`` (1-based): ffgen's or another's."""
+    marked = text.split("\n")[line - 1].rstrip("\r")
+    return MARKERS_FIX if marked in FFGEN_MARKS else OTHER_MARKERS_FIX

@@ -29,7 +29,7 @@ from ffgen.edits.base import EditFailure
 from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, remove_train_key
 from ffgen.errors import RefusedError, UsageError
 from ffgen.generate.param_code import ParamView, check_params, param_view
-from ffgen.generate.plan import FileChange, Plan, Status, docs_markers
+from ffgen.generate.plan import FileChange, Plan, Status, docs_markers, docs_section
 from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
 from ffgen.store.read import read_record
@@ -146,7 +146,12 @@ def changed_params(
     """The params after adding specs ``add`` / removing names ``remove``, and the edits."""
     items = list(current.items) if current else []
     edits = []
-    for spec in (parse_param(text, "SPEC") for text in add):
+    specs = [parse_param(text, "SPEC") for text in add]
+    names = [spec.name for spec in specs]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise UsageError(f"the param {twice} is given twice in this command; give each once")
+    for spec in specs:
         known = next((p for p in items if p.name == spec.name), None)
         if known is None:
             items.append(spec)
@@ -251,7 +256,7 @@ def _edit_docs_file(text: str, key: str, edits: list[ParamEdit], path: str) -> s
     """The guidance file with the algorithm's marked section edited (None: no section there,
     ``update`` adds it back the way ``new`` does)."""
     begin, end = docs_markers(key)
-    if begin not in text or end not in text:
+    if docs_section(text, key, path) is None:
         return None
     start = text.index(begin) + len(begin) + 1
     stop = text.index(end, start)

@@ -25,6 +25,7 @@ from ffgen.generate.plan import (
     Status,
     category_stub,
     docs_markers,
+    docs_section,
     other_pristine,
 )
 from ffgen.lifecycle.replay import replay
@@ -82,8 +83,9 @@ def _refuse_uses(view: CheckoutView, target: Target) -> None:
     refs = references(view, target)
     if refs:
         raise RefusedError(
-            f"{target.key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}; "
-            "remove those uses first, or pass --force"
+            f"{target.key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}"
+            f"{f'; and {len(refs) - 3} more' if len(refs) > 3 else ''}; remove those uses "
+            "first, or pass --force"
         )
 
 
@@ -105,7 +107,7 @@ def _edited_section(view: CheckoutView, target: Target) -> str | None:
         return None
     old = view.read(target.docs.path)
     begin, end = docs_markers(target.key)
-    if old is None or begin not in old or end not in old:
+    if old is None or docs_section(old, target.key, target.docs.path) is None:
         return None
     start = old.index(begin) + len(begin) + 1
     inner = old[start : old.index(end, start)]
@@ -310,12 +312,10 @@ def docs_removal(
     edited stays as their text, only the markers go (``keep_edited``)."""
     path = target.docs.path if target.docs is not None else layout.GUIDANCE_ALGORITHMS
     old = view.read(path)
-    begin, end = docs_markers(target.key)
-    if old is None or begin not in old or end not in old:
+    span = None if old is None else docs_section(old, target.key, path)
+    if span is None:
         return None
-    start = old.index(begin)
-    stop = old.index(end, start) + len(end)
-    stop += old[stop : stop + 1] == "\n"
+    start, stop = span
     edited = _edited_section(view, target) if keep_edited else None
     if edited is not None:
         return FileChange(path, Status.UPDATE, old, old[:start] + edited + old[stop:],

@@ -16,7 +16,6 @@ from ffgen.generate.manifest import registry_edits
 from ffgen.generate.plan import render_all
 from ffgen.lifecycle.health import Broken, broken_files
 from ffgen.lifecycle.replay import replay
-from ffgen.store.read import all_records
 from ffgen.store.records import Record, sha256
 
 UNCHANGED, EDITED, MISSING, BROKEN = "unchanged", "edited", "missing", "broken"
@@ -38,6 +37,8 @@ class AlgorithmState:
     files: tuple[FileState, ...] = ()
     behind: tuple[str, ...] = ()  # files today's templates render differently
     missing_entries: tuple[str, ...] = ()  # shared files that lost the algorithm's entry
+    # entries that name something else now (a module renamed and its entry fixed by hand)
+    moved_entries: tuple[str, ...] = ()
     broken: tuple[Broken, ...] = ()  # files with conflict markers or that do not parse
     # ``--like`` copies: the source's files that changed since the copy (``update --from-source``)
     source_changed: tuple[str, ...] = ()
@@ -67,6 +68,7 @@ class AlgorithmState:
             "files": [{"path": f.path, "state": f.state} for f in self.files],
             "behind": list(self.behind),
             "missing_entries": list(self.missing_entries),
+            "moved_entries": list(self.moved_entries),
             "broken": [b.as_dict() for b in self.broken],
             "source_changed": list(self.source_changed),
         }
@@ -77,12 +79,16 @@ def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
     from ffgen.checkout.facts import read_facts
     from ffgen.checkout.hints import read_hints
 
-    records = {r.key: r for r in all_records(view)}
+    records, damaged = _records(view)
     model_types = read_facts(view).model_types
     hints = read_hints(view) if records else None  # once, not once per record
 
-    def generated(record: Record) -> AlgorithmState:
+    def generated(record: Record | AlgorithmState) -> AlgorithmState:
+        if isinstance(record, AlgorithmState):
+            return record  # a record that cannot be read: shown broken, the others as they are
         return generated_state(view, record, model_types, hints)
+
+    records = {**records, **damaged}
 
     out = [
         generated(records[key]) if key in records else state
@@ -91,6 +97,28 @@ def checkout_states(view: CheckoutView) -> tuple[AlgorithmState, ...]:
     seen = {s.key for s in out}
     out += [generated(r) for k, r in records.items() if k not in seen]
     return tuple(out)
+
+
+def _records(view: CheckoutView) -> tuple[dict[str, Record], dict[str, AlgorithmState]]:
+    """Every record that reads, and a broken state for each one that does not."""
+    from pathlib import PurePosixPath
+
+    from ffgen.errors import RefusedError
+    from ffgen.store.read import read_record, record_paths
+
+    good, damaged = {}, {}
+    for path in record_paths(view):
+        key = PurePosixPath(path).stem
+        try:
+            record = read_record(view, key)
+        except RefusedError as exc:
+            problem = exc.message.removeprefix(f"{path}: ")
+            damaged[key] = AlgorithmState(key, None, None, None, generated=True,
+                                          broken=(Broken(path, 1, problem),))
+            continue
+        if record is not None:
+            good[key] = record
+    return good, damaged
 
 
 def _registered(view: CheckoutView) -> dict[str, AlgorithmState]:
@@ -125,6 +153,7 @@ def generated_state(
         files=tuple(_file_state(view, record, f.path) for f in record.files),
         behind=tuple(behind),
         missing_entries=missing_entries(view, record, replayed),
+        moved_entries=moved_entries(view, record, replayed),
         broken=broken_files(view, record),
         source_changed=source_changes(view, record),
     )
@@ -140,9 +169,31 @@ def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, 
         if edit.path not in recorded:
             continue
         text = view.read(edit.path)
-        if text is None or edit.add(text).status in ("changed", "failed"):
+        result = None if text is None else edit.add(text)
+        if result is None or result.status == "changed" or (
+            result.status == "failed" and not _names_another(result.reason)
+        ):
             missing.append(edit.path)
     return tuple(missing)
+
+
+def _names_another(reason: str) -> bool:
+    """An edit refused because the entry is there, naming something else (a renamed module)."""
+    return "already maps to" in reason or "is already imported from" in reason
+
+
+def moved_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:
+    """What each shared file's entry for the algorithm says instead of what ffgen wrote."""
+    from ffgen.generate.manifest import entries_of
+
+    recorded = {e.path for e in record.registry}
+    out = []
+    for edit in registry_edits(entries_of(replayed.ctx)):
+        text = view.read(edit.path) if edit.path in recorded else None
+        result = edit.add(text) if text is not None else None
+        if result is not None and result.status == "failed" and _names_another(result.reason):
+            out.append(result.reason.split("; ")[0])  # (its advice is for `new`, not here)
+    return tuple(out)
 
 
 def _pristine(record: Record, path: str) -> str | None:

@@ -21,6 +21,7 @@ from ffgen.generate.plan import (
     Status,
     docs_block,
     docs_markers,
+    docs_section,
     record_changes,
     record_for,
     render_all,
@@ -206,10 +207,10 @@ def _merge_docs(
     """The docs section merges like a file: the user's edits inside the markers survive."""
     old = view.read(path)
     begin, end = docs_markers(record.key)
-    if old is None or begin not in old or end not in old:
+    span = None if old is None else docs_section(old, record.key, path)
+    if span is None:
         return None, []  # shared_changes re-adds a lost section; nothing to merge
-    start = old.index(begin)
-    stop = old.index(end, start) + len(end) + 1
+    start, stop = span
     ours = old[start + len(begin) + 1 : old.index(end, start)]
     base = record.docs.section + "\n" if record.docs is not None else ""
     merged = merge3(base, ours, section + "\n")

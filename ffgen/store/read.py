@@ -29,7 +29,7 @@ def read_record(view: CheckoutView, key: str) -> Record | None:
 
 def all_records(view: CheckoutView) -> tuple[Record, ...]:
     out = []
-    for path in view.files(f"{ANSWERS_DIR}/*.yml"):
+    for path in record_paths(view):
         key = Path(path).stem
         record = read_record(view, key)
         if record is not None:
@@ -37,10 +37,27 @@ def all_records(view: CheckoutView) -> tuple[Record, ...]:
     return tuple(out)
 
 
+def record_paths(view: CheckoutView) -> list[str]:
+    """The records' files; ``.ffgen/answers`` that is not a folder is refused (read as "no
+    records", every generated algorithm would pass for a hand-written one)."""
+    if view.exists(ANSWERS_DIR) and not view.is_dir(ANSWERS_DIR):
+        raise RefusedError(f"{ANSWERS_DIR} is a file, not the folder of ffgen's records; restore "
+                           "it from version control")
+    return view.files(f"{ANSWERS_DIR}/*.yml")
+
+
+MAX_ANSWERS_FILE = 1_000_000  # a record is a few KB
+
+
 def load_answers_file(path: Path) -> Record:
     """A record given on the command line (``new --answers FILE``); any checkout's will do."""
+    given = Path(path)
+    if given.exists() and (not given.is_file() or given.stat().st_size > MAX_ANSWERS_FILE):
+        raise UsageError(f"--answers {path}: not a record file (a device, a FIFO, or over "
+                         f"{MAX_ANSWERS_FILE // 1000} KB); pass a record such as "
+                         f"{ANSWERS_DIR}/<key>.yml")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = given.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(
             f"--answers {path}: no such file; pass a record such as {ANSWERS_DIR}/<key>.yml"

@@ -32,7 +32,7 @@ import json
 import re
 import zlib
 
-from ffgen.errors import RefusedError
+from ffgen.errors import RefusedError, quoted
 
 BASE_DIR = ".ffgen/base"
 SHARED_DIR = f"{BASE_DIR}/shared"
@@ -40,6 +40,15 @@ ATTRIBUTES = f"{BASE_DIR}/.gitattributes"
 ATTRIBUTES_TEXT = (
     "# ffgen's merge bases (see .ffgen/answers): compressed, not for review\n"
     "*.b85 -diff linguist-generated=true\n"
+)
+# The lock and the write-ahead journal belong to the process that made them, on its machine:
+# never committed (a journal checked out elsewhere is refused, never settled).
+IGNORE = ".ffgen/.gitignore"
+IGNORE_TEXT = (
+    "# ffgen's lock and journal: one process's, on one machine; never commit them\n"
+    "/lock\n"
+    "/journal.json\n"
+    "/.journal.json.*\n"
 )
 
 
@@ -76,7 +85,7 @@ def decode(text: str, where: str) -> dict[str, str]:
     try:
         packed = base64.b85decode("".join(text.split()).encode("ascii"))
         data = json.loads(_decompress(packed))
-    except (ValueError, zlib.error, EOFError, UnicodeError):
+    except (ValueError, zlib.error, EOFError, UnicodeError, RecursionError):
         raise RefusedError(
             f"{where} is damaged (not ffgen's base85 of compressed JSON); restore it from "
             "version control"
@@ -89,16 +98,31 @@ def decode(text: str, where: str) -> dict[str, str]:
     return data
 
 
+MAX_TEXTS = 16 * 1024 * 1024  # decompressed: an algorithm's texts are ~21 KB
+
+
 def _decompress(packed: bytes) -> bytes:
-    """zlib, or xz (what an older ffgen wrote), told apart by xz's magic bytes."""
+    """zlib, or xz (what an older ffgen wrote), told apart by xz's magic bytes; never more than
+    ``MAX_TEXTS`` bytes (a small file can decompress to gigabytes)."""
     if not packed.startswith(_XZ_MAGIC):
-        return zlib.decompress(packed)
+        stream = zlib.decompressobj()
+        data = stream.decompress(packed, MAX_TEXTS + 1)
+        if len(data) > MAX_TEXTS or stream.unconsumed_tail:
+            raise ValueError("decompresses to more than ffgen ever stores")
+        data += stream.flush()
+        if not stream.eof:
+            raise ValueError("the compressed stream is cut short")
+        return data
     import lzma  # only for a base an older ffgen wrote
 
     try:
-        return lzma.decompress(packed, format=lzma.FORMAT_XZ)
+        xz = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        data = xz.decompress(packed, MAX_TEXTS + 1)
     except lzma.LZMAError as exc:
         raise ValueError(str(exc)) from None
+    if len(data) > MAX_TEXTS or not xz.eof:
+        raise ValueError("decompresses to more than ffgen ever stores (or is cut short)")
+    return data
 
 
 def unchanged(old: str | None, texts: list[str]) -> bool:
@@ -171,6 +195,7 @@ def base_files(key: str, own: list[str], shared: list[str]) -> dict[str, str]:
     files = {pack_path(key): encode(own)}
     files.update((blob_path(sha256(text)), encode([text])) for text in shared)
     files[ATTRIBUTES] = ATTRIBUTES_TEXT
+    files[IGNORE] = IGNORE_TEXT
     return files
 
 
@@ -188,7 +213,7 @@ def internalize(data: dict, read, where: str) -> dict:
     reader); without ``read`` the texts are dropped, leaving what replays the answers."""
     key = data.get("key")
     if not isinstance(key, str) or not _KEY_RE.match(key):
-        raise RefusedError(f"{where}: key {key!r} is not a registry key; restore the record")
+        raise RefusedError(f"{where}: key {quoted(key)} is not a registry key; restore the record")
     if read is None:
         return {k: v for k, v in data.items() if k not in ("docs", "source")} | {"files": []}
     texts = Texts(read, key)
@@ -213,7 +238,7 @@ def _put(entry: dict, name: str, texts: Texts, shared: bool, where: str, field: 
     label = f"{field}[{entry.get('path')}]"
     digest = entry.get("sha256")
     if not isinstance(digest, str) or not _DIGEST_RE.match(digest):
-        raise RefusedError(f"{where}: {label}.sha256 must be a sha256, got {digest!r}")
+        raise RefusedError(f"{where}: {label}.sha256 must be a sha256, got {quoted(digest)}")
     entry[name] = texts.get(digest, shared, label)
     if name == "section":
         del entry["sha256"]
@@ -259,6 +284,7 @@ def released(view, key: str, record_path: str) -> list[str]:
     gone = [p for p in (pack_path(key),) if view.exists(p)]
     gone += unused_blobs(view, set(), record_path)
     left = [p for p in view.files(f"{BASE_DIR}/**/*{EXTENSION}") if p not in gone]
-    if not left and view.read(ATTRIBUTES) == ATTRIBUTES_TEXT:
-        gone.append(ATTRIBUTES)
+    if not left:
+        gone += [p for p, text in ((ATTRIBUTES, ATTRIBUTES_TEXT), (IGNORE, IGNORE_TEXT))
+                 if view.read(p) == text]
     return gone

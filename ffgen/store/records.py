@@ -22,7 +22,7 @@ from enum import Enum
 
 from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
-from ffgen.errors import RefusedError
+from ffgen.errors import RefusedError, quoted
 from ffgen.store.record_source import SOURCE_KEYS, RecordedSource, source_data
 from ffgen.store.record_store import sha256
 
@@ -193,12 +193,21 @@ def parse_record(text: str, where: str, read=None) -> Record:
 
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.constructor.ConstructorError as exc:  # a tag safe YAML does not construct
+        raise RefusedError(
+            f"{where}: {exc.problem} (line {exc.problem_mark.line + 1}): a record holds plain "
+            "YAML only; restore it from version control"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (line {mark.line + 1})" if mark is not None else ""
         raise RefusedError(
             f"{where}: not valid YAML{at}; restore it from version control"
         ) from None
+    except RecursionError:
+        raise RefusedError(f"{where}: nested too deeply to read; restore it from version "
+                           "control") from None
+    check_size(data, where)
     data = _mapping(data, where, "the record")
     if data.get("format") == FORMAT:
         from ffgen.store.record_store import internalize
@@ -207,12 +216,47 @@ def parse_record(text: str, where: str, read=None) -> Record:
     return _record(data, where)
 
 
+MAX_VALUES = 100_000  # a generated record holds a few hundred
+
+
+def check_size(data: object, where: str) -> None:
+    """Refuse data whose values, counted as if every YAML alias were expanded, pass
+    ``MAX_VALUES`` (an alias bomb: ten nested aliases make billions), or that refers to itself.
+    Counted once per distinct object, so the count itself takes no time."""
+    sizes: dict[int, int] = {}
+
+    def size(value: object, depth: int) -> int:
+        if not isinstance(value, (dict, list)):
+            return 1
+        known = sizes.get(id(value))
+        if known is not None:
+            if known < 0:
+                raise RefusedError(f"{where}: a YAML alias refers to itself; restore the record "
+                                   "from version control")
+            return known
+        if depth > 50:
+            raise RefusedError(f"{where}: nested too deeply to read; restore it from version "
+                               "control")
+        sizes[id(value)] = -1
+        items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+        total = 1 + sum(size(item, depth + 1) for item in items)
+        sizes[id(value)] = total
+        if total > MAX_VALUES:
+            raise RefusedError(
+                f"{where}: expands to more than {MAX_VALUES:,} values (YAML aliases repeating "
+                "data?); a record is a few hundred: restore it from version control"
+            )
+        return total
+
+    size(data, 0)
+
+
 def _record(data: Mapping, where: str) -> Record:
     _only(data, _TOP_KEYS, where, "the record")
     if data.get("format") not in READABLE_FORMATS:
         raise RefusedError(
-            f"{where}: record format {data.get('format')!r} is not {FORMAT}; it was written by "
-            "another ffgen version: re-run `ffgen new` with that algorithm's answers"
+            f"{where}: record format {quoted(data.get('format'))} is not {FORMAT}; it was written "
+            "by another ffgen version: re-run `ffgen new` with that algorithm's answers"
         )
     key = _text(data, "key", where)
     answers = _answers(_mapping(data.get("answers"), where, "answers"), where)
@@ -240,7 +284,7 @@ def _answers(data: Mapping, where: str) -> dict[str, str]:
     for name, value in data.items():
         if not isinstance(value, str):
             raise RefusedError(
-                f"{where}: answers.{name} must be text as its flag takes it, got {value!r}"
+                f"{where}: answers.{name} must be text as its flag takes it, got {quoted(value)}"
             )
         out[name] = value
     if "name" not in out:
@@ -277,7 +321,9 @@ def _file(item: object, where: str) -> RecordedFile:
     # Format 2 did not mark shared files; the checklist was the only one.
     shared = data.get("shared", path == CHECKLIST_PATH)
     if not isinstance(shared, bool):
-        raise RefusedError(f"{where}: files[{path}].shared must be true or false, got {shared!r}")
+        raise RefusedError(
+            f"{where}: files[{path}].shared must be true or false, got {quoted(shared)}"
+        )
     return RecordedFile(path, pristine, shared)
 
 
@@ -294,7 +340,9 @@ def _docs(item: object, where: str) -> RecordedDocs | None:
     _only(data, ("path", "separator", "section"), where, "docs")
     separator = data.get("separator")
     if separator not in ("", "\n", "\n\n"):
-        raise RefusedError(f"{where}: docs.separator must be empty or newlines, got {separator!r}")
+        raise RefusedError(
+            f"{where}: docs.separator must be empty or newlines, got {quoted(separator)}"
+        )
     return RecordedDocs(
         _path(data.get("path"), where, "docs"), separator, _text(data, "section", where)
     )
@@ -303,15 +351,15 @@ def _docs(item: object, where: str) -> RecordedDocs | None:
 def _path(value: object, where: str, field: str) -> str:
     """A recorded path must be relative, forward-slashed and free of ``..``."""
     if not isinstance(value, str) or not value:
-        raise RefusedError(f"{where}: {field} has a path that is not text: {value!r}")
+        raise RefusedError(f"{where}: {field} has a path that is not text: {quoted(value)}")
     parts = value.split("/")
     if value.startswith(("/", "~")) or "\\" in value or ":" in parts[0] or ".." in parts:
         raise RefusedError(
-            f"{where}: {field} path {value!r} leaves the checkout; a record names files "
+            f"{where}: {field} path {quoted(value)} leaves the checkout; a record names files "
             "relative to the checkout root only"
         )
     if any(p in ("", ".") for p in parts):
-        raise RefusedError(f"{where}: {field} path {value!r} is not a plain relative path")
+        raise RefusedError(f"{where}: {field} path {quoted(value)} is not a plain relative path")
     return value
 
 
@@ -331,7 +379,7 @@ def _list(data: Mapping, name: str, where: str) -> list:
 def _text(data: Mapping, name: str, where: str, label: str | None = None) -> str:
     value = data.get(name)
     if not isinstance(value, str):
-        raise RefusedError(f"{where}: {label or name} must be text, got {value!r}")
+        raise RefusedError(f"{where}: {label or name} must be text, got {quoted(value)}")
     return value
 
 
@@ -339,7 +387,7 @@ def _only(data: Mapping, allowed: tuple[str, ...], where: str, what: str) -> Non
     unknown = [k for k in data if k not in allowed]
     if unknown:
         raise RefusedError(
-            f"{where}: unknown key {unknown[0]!r} in {what}; allowed: {', '.join(allowed)}"
+            f"{where}: unknown key {quoted(unknown[0])} in {what}; allowed: {', '.join(allowed)}"
         )
 
 
@@ -360,7 +408,8 @@ def parse_source(item: object, where: str) -> RecordedSource | None:
     if plain["example_path"]:
         _path(plain["example_path"], where, "source.example_path")
     if plain["mode"] not in ("like", "extends"):
-        raise RefusedError(f"{where}: source.mode must be like or extends, got {plain['mode']!r}")
+        mode = quoted(plain["mode"])
+        raise RefusedError(f"{where}: source.mode must be like or extends, got {mode}")
     return RecordedSource(**plain, **lists, texts=texts)
 
 

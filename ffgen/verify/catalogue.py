@@ -92,6 +92,11 @@ RULES: tuple[Rule, ...] = (
        "without a word: the first trainer (or args class) can never be selected, and "
        "trainer_type silently runs the other one.",
        "keep one entry per key: rename or delete the other one in the registry"),
+    _R("FF109", "package re-exports a module that does not exist", ERROR,
+       "A package __init__.py runs when any module under it is imported: a `from .module import "
+       "Name` whose module is gone (renamed, deleted) breaks the import of every algorithm of "
+       "that package, and the registry stays silent until one is selected.",
+       "point the import at the module's new name, or delete it (and its __all__ entry)"),
     _R("FF201", "execution contracts differ", ERROR,
        "BaseTrainer.validate_training_arguments_contract refuses a trainer whose class-level "
        "execution_contract differs from its args class's; inheritance and base defaults count "

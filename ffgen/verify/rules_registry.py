@@ -1,4 +1,4 @@
-"""Rules over the four edit points: both registries and both re-export modules (FF101-FF108)."""
+"""Rules over the four edit points: both registries and both re-export modules (FF101-FF109)."""
 
 from __future__ import annotations
 
@@ -152,7 +152,47 @@ def _short(path: str) -> str:
     return path.rpartition("/")[2] if path.endswith("_registry.py") else "trainers/registry.py"
 
 
+def check_package_imports(facts: Facts) -> Iterator[Finding]:
+    """FF109: a package ``__init__.py`` of the trainers or the hparams importing from a module
+    of its own package that does not exist."""
+    index = facts.index
+    for package in _packages(facts):
+        info = index.module(package)
+        if info is None or not info.is_package:
+            continue
+        for name, binding in info.bindings.items():
+            if not isinstance(binding, ImportBinding) or binding.attr is None:
+                continue
+            target = binding.module
+            if not target.startswith(package + ".") or index.module_exists(target):
+                continue
+            yield finding(
+                "FF109", info.path, binding.line, _owner(facts, target),
+                f"{info.path} imports {name} from {target}, a module that does not exist; every "
+                f"module under {package} fails to import",
+            )
+
+
+def _packages(facts: Facts) -> list[str]:
+    """The packages the edit points live in: the trainers' and each category, the hparams'."""
+    trainers = "flow_factory.trainers"
+    out = [trainers, ARGS_INIT_MODULE, HPARAMS_INIT_MODULE]
+    for path in facts.index.view.files(f"{layout.TRAINERS_DIR}/*/__init__.py"):
+        out.append(f"{trainers}.{path.split('/')[-2]}")
+    return list(dict.fromkeys(out))
+
+
+def _owner(facts: Facts, module: str) -> str | None:
+    """The algorithm whose module it was (the registry may still name it), if any."""
+    for alg in facts.algorithms:
+        entry = alg.trainer_entry
+        value = getattr(entry.value, "value", None) if entry is not None else None
+        if isinstance(value, str) and value.rpartition(".")[0] == module:
+            return alg.key
+    return None
+
+
 RULES = (
     check_keys, check_duplicate_keys, check_trainer_paths, check_args_imports, check_reexports,
-    check_bases,
+    check_bases, check_package_imports,
 )

@@ -19,18 +19,27 @@ import base64
 import dataclasses
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ffgen.errors import RefusedError
+from ffgen.errors import RefusedError, quoted
 from ffgen.write import JOURNAL_PATH
-from ffgen.write.lock import checkout_lock
-from ffgen.write.paths import safe_relative
+from ffgen.write.durable import (  # noqa: F401 (apply and the tests reach them through here)
+    TMP_SUFFIX,
+    current_umask,
+    digest,
+    durable_write,
+    fsync_dirs,
+    remove_strays,
+    umask_mode,
+)
+from ffgen.write.lock import checkout_lock, not_a_plain_file
+from ffgen.write.paths import own_file, safe_relative
 
-FORMAT = 1
-TMP_SUFFIX = ".ffgen-tmp"
+FORMAT = 2  # 2: the writer's machine, boot and process start are recorded
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -43,10 +52,21 @@ class Entry:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Writer:
+    """The process that wrote a journal: a journal is only ever settled on the machine that
+    wrote it (never one committed and checked out elsewhere), and never while that process
+    still runs."""
+    host: str  # the machine's name and, where the OS has one, its machine id
+    boot: str  # the kernel's boot id ("" where the OS has none): a reboot since means it died
+    pid: int
+    start: str  # the process's start time in clock ticks since boot ("" where unknown)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Journal:
     """What an apply is about to change, written before its first write."""
     key: str
-    pid: int
+    writer: Writer
     time: str
     entries: tuple[Entry, ...]
     created_dirs: tuple[str, ...]  # folders the apply creates, outermost first
@@ -56,80 +76,33 @@ def new_journal(key: str, entries: Iterable[Entry], created_dirs: Iterable[str])
     from datetime import datetime, timezone  # here: a command that only reads never needs it
 
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    return Journal(key, os.getpid(), now, tuple(entries), tuple(created_dirs))
+    return Journal(key, this_writer(), now, tuple(entries), tuple(created_dirs))
 
 
-def digest(data: bytes) -> str:
-    from hashlib import sha256  # here: a command that only reads never needs it
-
-    return sha256(data).hexdigest()
-
-
-# -- durable writes ------------------------------------------------------------------------------
+def this_writer(pid: int | None = None) -> Writer:
+    pid = os.getpid() if pid is None else pid
+    return Writer(_host(), _first_line("/proc/sys/kernel/random/boot_id"), pid, _start(pid))
 
 
-def durable_write(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data`` atomically and durably: a temporary sibling, written and
-    synced to disk, given ``mode``, renamed over the path. Readers see the old file or the new
-    one."""
-    fd, tmp = _temporary_sibling(path)
+def _host() -> str:
+    machine = _first_line("/etc/machine-id")
+    name = os.uname().nodename
+    return f"{name} ({machine})" if machine else name
+
+
+def _first_line(path: str) -> str:
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            _sync_data(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with open(path, encoding="ascii", errors="replace") as handle:
+            return handle.readline(200).strip()
+    except OSError:
+        return ""
 
 
-# Created only if absent, never through a link, binary where the OS tells text apart: what
-# tempfile.mkstemp opens with, without its random names (the checkout lock already keeps other
-# ffgen runs out; a name a killed run left is skipped, and removed when its journal settles).
-_NEW_FILE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-_TRIES = 100
-
-
-def _temporary_sibling(path: Path) -> tuple[int, str]:
-    """A new, empty ``.<name>.<pid>-<n>.ffgen-tmp`` beside ``path``, open for writing (mode
-    0o600 until the content is in)."""
-    for n in range(_TRIES):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.getpid()}-{n}{TMP_SUFFIX}")
-        try:
-            return os.open(tmp, _NEW_FILE, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"{_TRIES} temporary names beside {path} are taken")
-
-
-# fdatasync: the data and what reading it back needs (its size), not the times fsync adds; the
-# rename is made durable by fsyncing the folder. Where the OS has no fdatasync, fsync.
-_sync_data = getattr(os, "fdatasync", os.fsync)
-
-
-def fsync_dirs(folders: Iterable[Path]) -> None:
-    """Make renames and unlinks in ``folders`` durable (a no-op where the OS cannot)."""
-    for folder in dict.fromkeys(folders):
-        try:
-            fd = os.open(folder, os.O_RDONLY)
-        except OSError:
-            continue  # gone (an emptied folder removed) or not openable: nothing to sync
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass  # some file systems refuse fsync on a folder
-        finally:
-            os.close(fd)
-
-
-def remove_strays(folder: Path, name: str) -> None:
-    """Temporary siblings of ``folder/name`` a killed write left behind."""
-    if folder.is_dir():
-        for stray in folder.glob(f".{name}.*{TMP_SUFFIX}"):
-            stray.unlink(missing_ok=True)
+def _start(pid: int) -> str:
+    """The start time of process ``pid`` (field 22 of ``/proc/PID/stat``), "" where unknown."""
+    line = _first_line(f"/proc/{pid}/stat")
+    fields = line.rpartition(")")[2].split()  # the command name may hold spaces
+    return fields[19] if len(fields) > 19 else ""
 
 
 # -- the journal file ----------------------------------------------------------------------------
@@ -140,7 +113,7 @@ def begin(root: Path, journal: Journal, mode: int) -> None:
     data = {
         "format": FORMAT,
         "key": journal.key,
-        "pid": journal.pid,
+        "writer": dataclasses.asdict(journal.writer),
         "time": journal.time,
         "created_dirs": list(journal.created_dirs),
         "entries": [
@@ -153,21 +126,39 @@ def begin(root: Path, journal: Journal, mode: int) -> None:
             for e in journal.entries
         ],
     }
-    path = safe_relative(root, JOURNAL_PATH)
+    path = own_file(root, JOURNAL_PATH)
     path.parent.mkdir(exist_ok=True)  # the lock made it; a caller without the lock may not have
+    _refuse_a_stranger(path)
     durable_write(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"), mode)
     fsync_dirs([path.parent])
 
 
 def end(root: Path) -> None:
     """The commit (or the end of a rollback): the journal goes."""
-    path = safe_relative(root, JOURNAL_PATH)
+    path = own_file(root, JOURNAL_PATH)
+    _refuse_a_stranger(path)
     path.unlink(missing_ok=True)
     fsync_dirs([path.parent])
 
 
+def _refuse_a_stranger(path: Path) -> None:
+    """A link, a FIFO or a hard link at the journal's path is not ffgen's: never read, replace
+    or delete through it."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise not_a_plain_file(path, "a symlink")
+    if not stat.S_ISREG(info.st_mode):
+        raise not_a_plain_file(path, "not a regular file")
+    if info.st_nlink > 1:
+        raise not_a_plain_file(path, f"a hard link ({info.st_nlink} names for one file)")
+
+
 def load(root: Path) -> Journal | None:
-    path = safe_relative(root, JOURNAL_PATH)
+    path = own_file(root, JOURNAL_PATH)
+    _refuse_a_stranger(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -176,8 +167,8 @@ def load(root: Path) -> Journal | None:
         raise _unreadable(f"cannot read it: {exc.strerror}") from None
     try:
         return _parse(json.loads(raw.decode("utf-8")))
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise _unreadable(f"{type(exc).__name__}: {exc}") from None
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise _unreadable(f"{type(exc).__name__}: {quoted(str(exc))}") from None
 
 
 def _parse(data: dict) -> Journal:
@@ -187,13 +178,27 @@ def _parse(data: dict) -> Journal:
         Entry(
             path=_text(e["path"]),
             old=None if e["old"] is None else base64.b64decode(e["old"], validate=True),
-            mode=None if e["mode"] is None else int(e["mode"]),
+            mode=None if e["mode"] is None else _mode(e["mode"]),
             new_sha256=None if e["new_sha256"] is None else _text(e["new_sha256"]),
         )
         for e in data["entries"]
     )
     dirs = tuple(_text(d) for d in data["created_dirs"])
-    return Journal(_text(data["key"]), int(data["pid"]), _text(data["time"]), entries, dirs)
+    who = data["writer"]
+    writer = Writer(_text(who["host"]), _text(who["boot"]), int(who["pid"]), _text(who["start"]))
+    return Journal(_text(data["key"]), writer, _text(data["time"]), entries, dirs)
+
+
+def _mode(value: object) -> int:
+    if not isinstance(value, int) or not 0 <= value <= 0o7777:
+        raise ValueError(f"mode {value!r} is not a file mode")
+    return value
+
+
+def allowed_mode(mode: int) -> int:
+    """Only permission bits (never setuid, setgid or sticky), and only those the umask allows:
+    a journal can put a file back, never hand it more rights than a new file gets."""
+    return mode & 0o777 & ~current_umask()
 
 
 def _text(value: object) -> str:
@@ -220,8 +225,9 @@ def settle(root: Path) -> str | None:
     journal = load(top)
     if journal is None:
         return None
+    _refuse_anothers(journal)
     states = [_state(top, e) for e in journal.entries]
-    stopped = f"an earlier ffgen run (pid {journal.pid}, {journal.time}) stopped while writing"
+    stopped = _stopped(journal)
     for entry, (is_old, is_new) in zip(journal.entries, states, strict=True):
         if not (is_old or is_new):
             raise RefusedError(
@@ -236,6 +242,44 @@ def settle(root: Path) -> str | None:
     undo(top, journal)
     end(top)
     return f"{stopped} {journal.key}: put {restored} file(s) back as they were, as if it never ran"
+
+
+def _stopped(journal: Journal) -> str:
+    return (f"an earlier ffgen run (pid {journal.writer.pid}, {journal.time}) stopped while "
+            "writing")
+
+
+def _refuse_anothers(journal: Journal) -> None:
+    """Settle only what a dead process of this machine left: a journal is no file to commit,
+    and one from elsewhere (a clone, a malicious commit) must never rewrite files here."""
+    here = this_writer(journal.writer.pid)
+    if journal.writer.host != here.host:
+        raise RefusedError(
+            f"{JOURNAL_PATH} was written on another machine ({quoted(journal.writer.host)}), "
+            "not this one; ffgen settles only its own journals, which are never committed: "
+            "delete it (and take it out of version control)"
+        )
+    # (this very process: a journal its own earlier apply left, which nothing else writes)
+    alive = here.boot == journal.writer.boot and here.start == journal.writer.start != ""
+    if alive and journal.writer.pid != os.getpid():
+        raise RefusedError(
+            f"{JOURNAL_PATH} belongs to ffgen process {journal.writer.pid}, which still runs: "
+            "wait for it to end, then run ffgen again"
+        )
+
+
+def pending_refusal(root: Path) -> RefusedError | None:
+    """What a read-only command (or a dry run) says about an unfinished journal instead of
+    settling it: it never writes, so it neither finishes nor undoes anyone's transaction."""
+    journal = load(root.resolve())
+    if journal is None:
+        return None
+    return RefusedError(
+        f"{_stopped(journal)} {quoted(journal.key)} (its journal {JOURNAL_PATH} is still "
+        "there); a read-only command or dry run never settles it: the next ffgen command "
+        "that writes (new, update, remove, param, skill, verify --fix) finishes or undoes it "
+        "first"
+    )
 
 
 def _state(root: Path, entry: Entry) -> tuple[bool, bool]:
@@ -278,12 +322,13 @@ def _restore(path: Path, entry: Entry) -> None:
         if current is not None:
             path.unlink()
         return
+    mode = umask_mode() if entry.mode is None else allowed_mode(entry.mode)
     if current == entry.old:
-        if entry.mode is not None and path.stat().st_mode & 0o7777 != entry.mode:
-            os.chmod(path, entry.mode)
+        if entry.mode is not None and path.stat().st_mode & 0o7777 != mode:
+            os.chmod(path, mode)
         return
     path.parent.mkdir(parents=True, exist_ok=True)  # a folder the apply emptied and removed
-    durable_write(path, entry.old, 0o644 if entry.mode is None else entry.mode)
+    durable_write(path, entry.old, mode)
 
 
 def finish(root: Path, journal: Journal) -> None:
@@ -304,10 +349,14 @@ def remove_emptied_folders(root: Path, deleted: list[Path]) -> None:
     for path in deleted:
         _drop_bytecode(path)
         folder = path.parent
-        # ``folder.is_dir()``: a sibling deleted earlier may already have taken it away.
+        # Gone already (a sibling's walk, or a killed run that got this far): its parent may
+        # still be left empty, so start from the nearest folder still there.
+        while folder != root and root in folder.parents and not folder.is_dir():
+            folder = folder.parent
         while (
             folder != root
             and root in folder.parents
+            and not folder.is_symlink()
             and folder.is_dir()
             and not any(folder.iterdir())
         ):
@@ -358,16 +407,9 @@ def holding(root: Path, *, writes: bool) -> Iterator[None]:
 
 
 def settle_before_reading(root: Path) -> None:
-    """For commands that only read: settle a journal if one is there (taking the lock for
-    that alone), so nothing reads a half-written tree; else take no lock at all."""
-    folder = root / JOURNAL_PATH.rpartition("/")[0]
-    if (root / JOURNAL_PATH).exists() or any(folder.glob(f".journal.json.*{TMP_SUFFIX}")):
-        with exclusive(root):
-            pass
-
-
-def umask_mode() -> int:
-    """The mode a file created now gets (0o666 less the umask), as ``open`` would give it."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
+    """For commands that only read: refuse to read a half-written tree, never settle it (see
+    :func:`pending_refusal`); take no lock. A journal half-written itself is no journal yet."""
+    if os.path.lexists(root / JOURNAL_PATH):
+        refusal = pending_refusal(root)
+        if refusal is not None:
+            raise refusal

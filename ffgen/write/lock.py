@@ -22,6 +22,7 @@ import errno
 import fcntl
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ffgen.errors import RefusedError
-from ffgen.write.paths import safe_relative
+from ffgen.write.paths import own_file
 
 LOCK_PATH = ".ffgen/lock"
 WAIT_ENV = "FFGEN_LOCK_WAIT"
@@ -43,7 +44,7 @@ _held: dict[Path, int] = {}  # lock path -> nesting depth, for this process
 @contextmanager
 def checkout_lock(root: Path, wait: float | None = None) -> Iterator[Path]:
     """Hold the checkout's lock for the ``with`` block; refuse if another process keeps it."""
-    path = safe_relative(root, LOCK_PATH)
+    path = own_file(root, LOCK_PATH)
     if path in _held:
         _held[path] += 1
         try:
@@ -111,8 +112,9 @@ def _acquire(path: Path, wait: float) -> tuple[int, bool]:
 
 def _open(path: Path) -> int | None:
     try:
-        # O_NOFOLLOW: never lock (or write) through a symlink someone put there.
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        # O_NOFOLLOW: never lock (or write) through a symlink someone put there; O_NONBLOCK: a
+        # FIFO in its place opens at once (and is refused below) instead of waiting for a reader.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -120,7 +122,32 @@ def _open(path: Path) -> int | None:
             f"{path} is a folder, not ffgen's lock file; remove it and run ffgen again"
         ) from None
     except OSError as exc:  # a read-only checkout, permission denied, a symlink
+        if exc.errno == errno.ELOOP:
+            raise not_a_plain_file(path, "a symlink") from None
         raise _cannot_lock(path, exc) from None
+    what = _not_ours(os.fstat(fd))
+    if what is not None:  # checked on the open file: nothing can swap it in between
+        os.close(fd)
+        raise not_a_plain_file(path, what)
+    return fd
+
+
+def _not_ours(info: os.stat_result) -> str | None:
+    """Why a file at the lock's path cannot be ffgen's lock (None: it can). ffgen truncates and
+    deletes its lock, so it must be a plain file with no other name (a hard link to a file of
+    the checkout would be emptied and deleted with it)."""
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file (a FIFO, socket or device)"
+    if info.st_nlink > 1:
+        return f"a hard link ({info.st_nlink} names for one file)"
+    return None
+
+
+def not_a_plain_file(path: Path, what: str) -> RefusedError:
+    return RefusedError(
+        f"{path} is {what}, not a file ffgen made; ffgen never writes through it: move it "
+        "away, then run ffgen again"
+    )
 
 
 def _try_lock(path: Path, fd: int) -> bool:
@@ -190,7 +217,7 @@ def _release(path: Path, fd: int) -> None:
     """Remove the file while still holding it (so no one can lock it in between), then drop the
     lock by closing it."""
     try:
-        if _is_current(path, fd):
+        if _is_current(path, fd) and _not_ours(os.fstat(fd)) is None:
             path.unlink()
     except OSError:
         pass  # a lock file left behind is harmless: the next command locks it again

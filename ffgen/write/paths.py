@@ -69,3 +69,11 @@ def safe_relative(root: Path, rel: str) -> Path:
 
 def _inside(path: Path, top: Path) -> bool:
     return path == top or top in path.parents
+
+
+def own_file(root: Path, rel: str) -> Path:
+    """The path of one of ffgen's own files (its lock, its journal) under ``root``: its folder
+    checked as :func:`safe_relative` checks it, the file itself not resolved, so that a link put
+    in its place is seen (and refused by the caller) instead of followed to another file."""
+    folder, _, name = check_spelling(rel).as_posix().rpartition("/")
+    return safe_relative(root, folder) / name if folder else root.resolve() / name

@@ -102,7 +102,11 @@ def test_new_killed_between_writes_is_settled_by_the_next_command(
          "last": total}[point]
     kill_after_write(new_args(root), k, tmp_path)
     assert JOURNAL_PATH in tree(root)  # the kill left the transaction open
-    result = runner.invoke(app, ["list", "--checkout", str(root)])
+    killed = tree(root)
+    result = runner.invoke(app, ["list", "--checkout", str(root)])  # reads never settle
+    assert result.exit_code == 1 and "never settles it" in result.stderr, result.output
+    assert tree(root) == killed
+    result = runner.invoke(app, ["verify", "--fix", "--checkout", str(root)])
     assert result.exit_code == 0, result.output
     notes = [line for line in result.stderr.splitlines() if line.startswith("note:")]
     assert len(notes) == 1 and "stopped while writing my-grpo" in notes[0], result.stderr
@@ -130,6 +134,8 @@ def test_remove_killed_between_writes_is_settled_by_the_next_command(
     k = {"first": 1, "middle": total // 2, "last": total}[point]
     kill_after_write(args, k, tmp_path)
     result = runner.invoke(app, ["verify", "--checkout", str(root)])
+    assert result.exit_code == 2 and "never settles it" in result.stderr, result.output
+    result = runner.invoke(app, ["verify", "--fix", "--checkout", str(root)])
     assert result.exit_code == 0, result.output
     assert result.stderr.count("note:") == 1, result.stderr
     assert leftovers(root) == []
@@ -264,7 +270,7 @@ def test_every_file_new_creates_has_the_umask_mode(trees):
 
 
 def test_a_temporary_sibling_is_new_and_never_a_name_left_behind(tmp_path):
-    from ffgen.write.journal import TMP_SUFFIX, _temporary_sibling, durable_write, remove_strays
+    from ffgen.write.durable import TMP_SUFFIX, _temporary_sibling, durable_write, remove_strays
 
     target = tmp_path / "x.py"
     left = tmp_path / f".x.py.{os.getpid()}-0{TMP_SUFFIX}"

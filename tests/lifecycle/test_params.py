@@ -295,7 +295,7 @@ def test_a_record_with_a_bad_param_is_refused_naming_it(runner, sandbox):
     where.write_text(where.read_text().replace(f"params: {MARGIN}", "params: margin:float=x"))
     result = ffgen(runner, "check", "--checkout", str(sandbox))
     assert result.exit_code == 1
-    assert f".ffgen/answers/{KEY}.yml: --param 'margin:float=x': the default 'x'" in result.output
+    assert f".ffgen/answers/{KEY}.yml:1: --param 'margin:float=x': the default 'x'" in result.output
 
 
 def test_a_param_the_trainer_still_reads_is_not_removed(runner, sandbox):

@@ -104,7 +104,7 @@ def test_a_missing_or_damaged_base_is_one_line_naming_it(runner, sandbox):
     assert damaged.exit_code == 1 and record_store.pack_path(KEY) in damaged.output
     assert "damaged" in damaged.output and len(damaged.output.strip().splitlines()) == 1
     pack.unlink()
-    missing = ffgen(runner, "list", "--checkout", str(sandbox))
+    missing = ffgen(runner, "check", "--checkout", str(sandbox))  # (list shows it broken)
     assert missing.exit_code == 1 and "is missing" in missing.output
 
 

@@ -57,12 +57,20 @@ def check_sanctioned(view: CheckoutView, key: str) -> None:
     from ffgen.verify.extensions import sanctioned_parents
 
     parents = sanctioned_parents(view)
+    if key.strip() not in parents and not _is_algorithm(view, key.strip()):
+        return  # not an algorithm at all: read_source says so (and lists the keys)
     if key.strip() not in parents:
         raise UsageError(
             f"--extends {key}: Flow-Factory sanctions strict extensions of "
             f"{' and '.join(parents)} only (every other trainer inherits BaseTrainer directly and "
             f"shares code through helpers); use --like {key} to start from a copy instead"
         )
+
+
+def _is_algorithm(view: CheckoutView, key: str) -> bool:
+    from ffgen.checkout.facts import read_facts
+
+    return key in read_facts(view).keys
 
 
 def like_answers_for(

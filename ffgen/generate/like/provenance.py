@@ -19,11 +19,15 @@ from ffgen.store.records import Record
 
 
 def source_changes(view: CheckoutView, record: Record) -> tuple[str, ...]:
-    """The source files of a ``--like`` copy that differ from what was copied (gone ones too)."""
+    """The source files of a ``--like`` copy that differ from what was copied. A source that is
+    gone (removed, or a file of it deleted) leaves nothing to merge from: the copy is its own."""
     src = record.source
     if src is None or src.mode != LIKE:
         return ()
-    return tuple(f.path for f in src.texts if view.read(f.path) != f.pristine)
+    current = [(f, view.read(f.path)) for f in src.texts]
+    if any(text is None for _, text in current):
+        return ()
+    return tuple(f.path for f, text in current if text != f.pristine)
 
 
 def with_current_source(view: CheckoutView, record: Record) -> Record:
@@ -51,6 +55,8 @@ def recorded_start(path) -> tuple[str, str] | None:
 
     import yaml
 
+    if not Path(path).is_file() or Path(path).stat().st_size > 1_000_000:
+        return None  # not a record: load_answers_file says so
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):

@@ -16,6 +16,7 @@ import libcst.matchers as m
 
 from ffgen.edits._imports import add_name
 from ffgen.edits._module import top_level_class
+from ffgen.edits.base import parse_guarded
 from ffgen.edits.copy_algorithm import import_binds
 from ffgen.errors import RefusedError
 
@@ -30,7 +31,7 @@ _SUPER_POST_INIT = m.Call(
 def own_trainer_type(text: str, class_name: str, key: str, path: str) -> str:
     """``text`` with ``class_name`` declaring ``trainer_type: Literal[key]`` and refusing another
     value (unchanged when it does both already)."""
-    tree = cst.parse_module(text)
+    tree = parse_guarded(text, path)
     cls = _class(tree, class_name, path)
     declares, refuses = _declares(cls), _refuses(cls)
     if declares and refuses:
