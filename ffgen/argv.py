@@ -38,7 +38,7 @@ VERIFY = Spec(
 # ``new``'s answers to the classification and its other questions, handed on as NewRequest.flags
 CLASSIFY_FLAGS = (
     "acquisition", "feedback", "paradigm", "dynamics", "supervision", "state", "ownership",
-    "roles", "role_cadence", "model_type", "finetune_type", "category",
+    "roles", "role_cadence", "model_type", "finetune_type", "category", "direction",
 )
 NEW = Spec(
     {**_values("checkout", *CLASSIFY_FLAGS, "class_name", "like", "extends", "answers"),
