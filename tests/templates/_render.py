@@ -73,6 +73,7 @@ def make_context(
     role_cadence: tuple[tuple[str, int], ...] = (),
     model_type: str = "toy",
     finetune_type: str = "lora",
+    direction: str | None = None,
 ) -> RenderContext:
     """Classify one answer set (raising ``FfgenError`` when illegal) and build its context."""
     answers = Answers(
@@ -87,6 +88,7 @@ def make_context(
         role_cadence=tuple(role_cadence),
         model_type=model_type,
         finetune_type=FinetuneType(finetune_type),
+        direction=direction,
     )
     return build_context(parse_name(name), classify(answers))
 
