@@ -329,7 +329,8 @@ def _ask_direction(a: Answers, ask, say, sources: Sources | None = None) -> Answ
 
 def _direction_choice(text: str, choices: tuple[str, ...]) -> str:
     if text not in (*choices, "none"):
-        raise UsageError(f"--direction {text!r} is not valid; choose {'|'.join((*choices, 'none'))}")
+        options = "|".join((*choices, "none"))
+        raise UsageError(f"--direction {text!r} is not valid; choose {options}")
     return text
 
 

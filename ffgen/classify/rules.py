@@ -198,10 +198,10 @@ def _check_direction(a: Answers, kind: SupervisionKind | None) -> None:
     fields = dict(a.supervision.fields)
     if fields.get(a.direction) != "bool":
         choices = direction_fields(a.supervision.fields)
+        have = f"bool fields: {', '.join(choices)}" if choices else "declare one"
         raise UsageError(
             f"--direction {a.direction}: the record {a.supervision.record_type} has no bool "
-            f"field of that name ({'bool fields: ' + ', '.join(choices) if choices else 'declare one'}"
-            f", e.g. record:{a.supervision.record_type}(label:bool))"
+            f"field of that name ({have}, e.g. record:{a.supervision.record_type}(label:bool))"
         )
     if a.ownership is not Ownership.SNAPSHOTS:
         raise RefusedError(

@@ -117,3 +117,19 @@ def test_a_direction_survives_the_record_replay():
     assert _complete(**flags).answers == c.answers
     with pytest.raises(FfgenError):
         _complete(**{**flags, "supervision": "record:Judged(weight:float)"})
+
+
+def test_like_refuses_a_direction_its_source_does_not_have(tmp_path):
+    """Rule: ``--like`` keeps its source's direction; a ``--direction`` that differs is refused in
+    one line rather than ignored."""
+    from typer.testing import CliRunner
+
+    from ffgen.cli import app
+    from ffgen.sandbox import create_sandbox
+
+    root = create_sandbox(tmp_path / "checkout")
+    result = CliRunner().invoke(app, ["new", "my-copy", "--checkout", str(root), "--like", "sft",
+                                      "--direction", "label", "--yes"])
+    assert result.exit_code != 0
+    assert "--direction label conflicts with --like sft" in result.output
+    assert "no direction" in result.output
