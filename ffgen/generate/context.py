@@ -65,6 +65,8 @@ class RenderContext:
     param_defaults: tuple[tuple[str, str], ...]  # (name, Python literal of the default)
     # checkout capabilities
     teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
+    # the training-arguments module defining TeacherConfig ("" where the checkout has none)
+    teacher_config_module: str
     # paths (relative to the checkout root)
     args_path: str
     trainer_path: str
@@ -121,6 +123,7 @@ def build_context(
         **_base_fields(base),
         **_param_fields(c),
         teacher_loader="helper" if helper else "inline",
+        teacher_config_module=(hints.teacher_config_module or "") if hints is not None else "",
         **_path_fields(names, c),
         **_style_fields(hints),
     )
