@@ -39,6 +39,10 @@ FAMILY_ANSWERS: dict[str, dict[str, object]] = {
                         supervision="preference_pairs", ownership="snapshots"),
     "record": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
                    supervision="record:CaptionRecord", ownership="single"),
+    # A record whose label carries its direction: the KTO-like objective against a reference.
+    "kto": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
+                supervision="record:Judged(label:bool)", ownership="snapshots",
+                direction="label"),
     "grpo": dict(acquisition="generation", feedback="runtime_reward", paradigm="coupled",
                  dynamics="sde", supervision="prompts", ownership="snapshots"),
     "awm": dict(acquisition="generation", feedback="runtime_reward", paradigm="decoupled",

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from _checkout import FAMILY_FLAGS, copy_sandbox, new_algorithm
+from _checkout import RUFF as PROJECT_RUFF
 from _render import make_context, render_all
 
 from ffgen.classify.model import Dynamics, FinetuneType, Ownership, State
@@ -125,8 +126,9 @@ def test_a_record_without_a_direction_has_record_invariants_not_sfts():
 RUFF = [sys.executable, "-m", "ruff", "check", "--output-format", "concise"]
 CASES = {
     **{case: flags for case, flags in FAMILY_FLAGS.items()},
-    "kto": ["--acquisition", "dataset", "--supervision",
-            "record:Judged(label:bool, weight:float, tag:str, n:int)", "--direction", "label"],
+    "kto_fields": ["--acquisition", "dataset", "--supervision",
+                   "record:Judged(label:bool, weight:float, tag:str, n:int)", "--direction",
+                   "label"],
     "sft_snapshots": ["--acquisition", "dataset", "--supervision", "demonstrations",
                       "--ownership", "snapshots", "--dynamics", "ode"],
     "record_structured": ["--acquisition", "dataset", "--supervision", "record:CaptionRecord",
@@ -165,3 +167,11 @@ def test_generated_code_passes_ruffs_default_rules(generated):
     ``__all__``, RUF012 on mutable class attributes, B, ...), at the code's line length."""
     root, created = generated
     assert _ruff(root, "--isolated", "--line-length", "100", *created) == ""
+
+
+def test_generated_code_passes_the_rules_ffgen_holds_it_to(generated):
+    """Rule: ... and ffgen's own stricter set (E, F, W, I, B, UP: line length 100 included)."""
+    root, created = generated
+    run = subprocess.run([*PROJECT_RUFF, *created], cwd=root, capture_output=True, text=True,
+                         check=False)
+    assert run.returncode == 0, run.stdout[-3000:]
