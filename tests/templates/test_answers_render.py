@@ -14,7 +14,17 @@ from _checkout import FAMILY_FLAGS, copy_sandbox, new_algorithm
 from _checkout import RUFF as PROJECT_RUFF
 from _render import make_context, render_all
 
-from ffgen.classify.model import Dynamics, FinetuneType, Ownership, State
+from ffgen.classify.model import (
+    Acquisition,
+    Dynamics,
+    Feedback,
+    FinetuneType,
+    Ownership,
+    Paradigm,
+    State,
+    Supervision,
+    SupervisionKind,
+)
 from ffgen.classify.names import parse_name
 from ffgen.classify.rules import classify, legal_classifications
 from ffgen.errors import FfgenError
@@ -24,8 +34,12 @@ NAMES = parse_name("my-algo")
 KTO = dict(acquisition="dataset", feedback="none", paradigm="decoupled",
            supervision="record:Judged(label:bool, weight:float)", ownership="snapshots",
            direction="label")
-AXES = {"dynamics": Dynamics, "state": State, "ownership": Ownership,
-        "finetune_type": FinetuneType}
+AXES = {
+    "acquisition": Acquisition, "feedback": Feedback, "paradigm": Paradigm,
+    "dynamics": Dynamics, "state": State, "ownership": Ownership, "finetune_type": FinetuneType,
+    "supervision": (*(Supervision(k) for k in SupervisionKind if k is not SupervisionKind.RECORD),
+                    Supervision.parse("record:Judged(label:bool)")),
+}
 
 
 def _code(answers) -> dict[str, str] | None:
@@ -56,8 +70,8 @@ def test_every_answer_changes_the_generated_code_or_is_refused():
                     changed = changed.with_(roles=(), role_cadence=())
                 other = _code(changed)
                 if other is not None and other == base:
-                    silent.append(f"{c.family.value}: {axis} {getattr(c.answers, axis).value} "
-                                  f"-> {value.value}")
+                    was = getattr(c.answers, axis)
+                    silent.append(f"{c.family.value}: {axis} {was} -> {value}")
     assert not silent, "answers that change no generated code: " + "; ".join(silent)
 
 
