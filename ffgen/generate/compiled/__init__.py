@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 9cfd53b562a54c8ae917fb9b7df4f3ee56cdd4c92a11453eff7d5a22dbf0b13c'
+STAMP = 'templates sha256 7a731131d765be08e42be00e0413594a13bf3d80d47b8f16c7eb935f3e69a0da'

@@ -16,6 +16,8 @@ def root(context, missing=missing):
     l_0_dynamics = resolve('dynamics')
     l_0_supervision = resolve('supervision')
     l_0_record_type = resolve('record_type')
+    l_0_record_fields = resolve('record_fields')
+    l_0_direction = resolve('direction')
     l_0_state = resolve('state')
     l_0_ownership = resolve('ownership')
     l_0_roles = resolve('roles')
@@ -68,12 +70,35 @@ def root(context, missing=missing):
     if ((undefined(name='paradigm') if l_0_paradigm is missing else l_0_paradigm) == 'coupled'):
         pass
         yield ' (SDE required: `Flow-SDE`, `Dance-SDE` or `CPS`)'
+    elif ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode'):
+        pass
+        yield ' (the trainer refuses a `scheduler.dynamics_type` other than `ODE`)'
+    elif ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'sde'):
+        pass
+        yield ' (the trainer refuses a `scheduler.dynamics_type` other than `Flow-SDE`, `Dance-SDE` or `CPS`)'
     yield ' |\n| Supervision | '
     if ((undefined(name='supervision') if l_0_supervision is missing else l_0_supervision) == 'record'):
         pass
         yield 'typed record `'
         yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
         yield '`'
+        l_1_loop = missing
+        for (l_1_name, l_1_kind), l_1_loop in LoopContext((undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields), undefined):
+            _loop_vars = {}
+            pass
+            yield str((' (' if environment.getattr(l_1_loop, 'first') else cond_expr_undefined("the inline if-expression on line 11 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+            yield '`'
+            yield str(l_1_name)
+            yield ': '
+            yield str(l_1_kind)
+            yield '`'
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else ')'))
+        l_1_loop = l_1_name = l_1_kind = missing
+        if (undefined(name='direction') if l_0_direction is missing else l_0_direction):
+            pass
+            yield '; direction `'
+            yield str((undefined(name='direction') if l_0_direction is missing else l_0_direction))
+            yield '`'
     else:
         pass
         yield '`'
@@ -152,26 +177,51 @@ def root(context, missing=missing):
         yield '**Objective.**\n'
         if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('sft', 'record')):
             pass
-            yield "Supervised flow matching. For each batch the input conditions are prepared once\n(`adapter.prepare_condition_state`), the target media are encoded on demand\n(`adapter.encode_output_state`), and `num_train_timesteps` timesteps are drawn per example\n(`sample_offline_timesteps`). Each timestep term noises the clean target\n(`x_t = (1 - t) x0 + t noise`), predicts the velocity with the adapter's offline forward overrides,\nand regresses the target `noise - x0` (`flow_matching_per_sample_loss`); the terms are averaged\ninside one gradient-accumulation microstep.\n"
+            if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='direction') if l_0_direction is missing else l_0_direction)):
+                pass
+                yield "KTO-like, against the frozen reference snapshot. For each batch the input conditions are\nprepared once, the target media are encoded on demand and `num_train_timesteps` timesteps are\ndrawn per record; each term noises the target and computes the flow-matching error of the policy\nand, under `torch.no_grad()` and `adapter.use_ref_parameters()`, of the reference. A record's\nimplicit reward is `reference error - policy error` (averaged over the terms); the loss is\n`-log sigmoid(beta * sign * reward)`, `sign` +1 where `"
+                yield str((undefined(name='direction') if l_0_direction is missing else l_0_direction))
+                yield '` is true (desirable: its\nerror falls) and -1 where it is false (its error rises). At policy = reference it is `log 2`.\n'
+            else:
+                pass
+                yield str(('Supervised flow matching' if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'sft') else "Flow matching on the records' targets"))
+                yield ". For each batch the input conditions are prepared once\n(`adapter.prepare_condition_state`), the target media are encoded on demand\n(`adapter.encode_output_state`), and `num_train_timesteps` timesteps are drawn per example\n(`sample_offline_timesteps`). Each timestep term noises the clean target\n(`x_t = (1 - t) x0 + t noise`), predicts the velocity with the adapter's offline forward overrides,\nand regresses the target `noise - x0` (`flow_matching_per_sample_loss`); the terms are averaged\ninside one gradient-accumulation microstep.\n"
+                if ((undefined(name='ownership') if l_0_ownership is missing else l_0_ownership) == 'snapshots'):
+                    pass
+                    yield 'With `kl_beta > 0` the squared velocity gap to the frozen reference snapshot (its forward under\n`torch.no_grad()` and `adapter.use_ref_parameters()`) is added, scaled by `kl_beta`.\n'
             if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record'):
                 pass
                 yield "The loader is the framework's own demonstration loader (`build_offline_train_dataloader`: strict\nV2 JSONL, cached input conditions, target media decoded on demand, `DistributedSampler`,\n`OfflineBatch`). `optimize_batch` reads every batch through the frozen, model-neutral\n`"
                 yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
                 yield '` dataclass (`'
                 yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
-                yield '.from_batch`: record id, source, prompt, negative\nprompt, input media, decoded target media, metadata), which validates each row before any model\nwork; extend the record to give the objective more typed structure.\n'
+                yield '.from_batch`: record id, source, prompt, negative\nprompt, input media, decoded target media, metadata'
+                for (l_1_name, l_1_kind) in (undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields):
+                    _loop_vars = {}
+                    pass
+                    yield ', `'
+                    yield str(l_1_name)
+                    yield '`'
+                l_1_name = l_1_kind = missing
+                yield '), which validates each row before any model\nwork; the objective receives them as `'
+                yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
+                yield 'Batch` (`records`), each declared field one\nvalue per row'
+                if (undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields):
+                    pass
+                    yield " (read from the row's metadata under its name)"
+                yield '.\n'
         elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
             pass
             yield 'Diffusion-DPO. The chosen and rejected targets share one prepared condition, the timesteps and the\nnoise. Policy losses are computed in autocast; reference losses under\n`torch.no_grad()`, `adapter.use_ref_parameters()` (the frozen temporal reference snapshot). The loss\nis `-log sigmoid(-beta / 2 * ((l_w - l_w^ref) - (l_l - l_l^ref)))` (`dpo_objective`), averaged over\nthe `num_train_timesteps` terms.\n'
         elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
             pass
-            yield 'GRPO-style clipped likelihood ratio. Rollouts are sampled with SDE dynamics and\n`compute_log_prob=True`; rewards become group-normalised advantages through the shared advantage\nprocessor (`batch["advantage"]`). Every replayed step recomputes the policy log-density of the taken\ntransition, forms `ratio = exp(log p - log p_old)` and minimises\n`max(-A ratio, -A clip(ratio, 1 - clip_range, 1 + clip_range))`, plus `kl_beta` times the velocity\nKL to the frozen reference snapshot when `kl_beta > 0`.\n'
+            yield 'GRPO-style clipped likelihood ratio. Rollouts are sampled with SDE dynamics and\n`compute_log_prob=True`; rewards become group-normalised advantages through the shared advantage\nprocessor (`batch["advantage"]`). Every replayed step recomputes the policy log-density of the taken\ntransition, forms `ratio = exp(log p - log p_old)` and minimises\n`max(-A ratio, -A clip(ratio, 1 + low, 1 + high))` with `clip_range: [low, high]`, plus `kl_beta` times the velocity\nKL to the frozen reference snapshot when `kl_beta > 0`.\n'
         elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
             pass
-            yield 'Advantage-weighted flow matching (NFT/AWM style, solver-agnostic). Rollouts keep only the final\nsamples (`trajectory_indices=[-1]`, no log-probabilities). Each final sample is re-noised at\n`num_train_timesteps` timesteps; the per-sample flow-matching loss is weighted by\n`softmax(A / advantage_temperature)` over the batch (normalised to mean 1), where `A` is the\ngroup-normalised advantage (`batch["advantage"]`), so high-reward samples dominate the update and\nthe loss stays bounded, plus `kl_beta` times the velocity KL to the frozen reference\nsnapshot when `kl_beta > 0`.\n'
+            yield 'Advantage Weighted Matching, the objective of the built-in `awm` (solver-agnostic). Rollouts keep\nonly the final samples (`trajectory_indices=[-1]`, no log-probabilities). Per batch, each final\nsample is re-noised once at each of `num_train_timesteps` timesteps and the sampling policy\'s\nmatching log-likelihood `log p_old = -(flow-matching error)` is recorded; each timestep is then one\nmicrostep minimising `max(-A ratio, -A clip(ratio, 1 + low, 1 + high))` with\n`ratio = exp(log p - log p_old)` at the same noised state, where `A` is the sample\'s own\ngroup-normalised advantage (`batch["advantage"]`, clipped to `adv_clip_range`), plus `kl_beta`\ntimes the velocity KL to the frozen reference snapshot when `kl_beta > 0`. Every sample counts\nwith its own advantage, whatever the micro-batch size.\n'
         elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd'):
             pass
-            yield 'On-policy distillation. The student generates its own samples (no reward buffer, no feedback\nstage); each final sample is re-noised at `num_train_timesteps` timesteps and, on those\nstudent-generated states, the student\'s velocity regresses the velocity of a frozen teacher held in the named temporal snapshot `teacher` (loaded from `teacher_path`, queried under\n`adapter.use_named_parameters("teacher")` and `torch.no_grad()`).\n'
+            yield 'On-policy distillation, the objective of the built-in `diffusion-opd` (DiffusionOPD). The student\nrolls out (no reward buffer, no feedback stage), keeping the trajectory points of the distilled\ndenoising steps (`timestep_range`, a band of `num_inference_steps`). Per batch, the frozen teacher\n(the named temporal snapshot `teacher`, loaded from `teachers[0].path`, queried under\n`adapter.use_named_parameters("teacher")` and `torch.no_grad()`, once per batch) gives its target\nat every stored state; then each distilled step is one microstep in which the student\'s target at\nthe same state matches the teacher\'s: the one-step transition mean (`loss_target: xt`), the\nvelocity (`v`) or the predicted clean latent (`x0`), by squared error over every component, divided\nby twice the transition variance under SDE dynamics and, with `self_normalize`, by its detached\nmean absolute error.\n'
         elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
             pass
             yield 'Distribution-matching distillation with two live roles. Each training step rolls out the\ngenerator `'
@@ -199,7 +249,7 @@ def root(context, missing=missing):
             yield '"'
             yield str(l_1_role)
             yield '"'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 102 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 125 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_role = missing
         yield ')`:\neach role is a live component variant with its own parameters and optimizer groups, the first\n(`'
         yield str(environment.getitem((undefined(name='roles') if l_0_roles is missing else l_0_roles), 0))
@@ -216,7 +266,7 @@ def root(context, missing=missing):
                 yield '` '
                 yield str(l_1_repeats)
                 yield 'x'
-                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 108 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 131 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_role = l_1_repeats = missing
             yield "(one optimizer step per phase, through the framework's `RoleOptimizationCoordinator`, every\nforward of a role under `adapter.use_component_variant(role)`); `ffgen new --role-cadence\nROLE=N` sets a critic's cadence.\n"
         else:
@@ -261,27 +311,36 @@ def root(context, missing=missing):
         if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
             pass
             yield '| `beta` | `2000.0` | DPO inverse temperature (finite, > 0). |\n'
+        elif (((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='direction') if l_0_direction is missing else l_0_direction)):
+            pass
+            yield '| `beta` | `2000.0` | Inverse temperature of the KTO-like score (finite, > 0). |\n'
+        elif (((undefined(name='family') if l_0_family is missing else l_0_family) in ('sft', 'record')) and ((undefined(name='ownership') if l_0_ownership is missing else l_0_ownership) == 'snapshots')):
+            pass
+            yield '| `kl_beta` | `0.01` | Weight of the velocity gap to the frozen reference (0 disables the reference). |\n'
         if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('grpo', 'awm')):
             pass
-            yield '| `advantage_aggregation` | `sum` | How several rewards combine (`sum` or `gdpo`). |\n| `global_std` | `true` | Normalise advantages by the global std. |\n| `adv_clip_range` | `[-5.0, 5.0]` | Advantage clipping interval. |\n| `kl_beta` | `'
+            yield '| `advantage_aggregation` | `sum` | How several rewards combine (`sum` or `gdpo`). |\n| `global_std` | `true` | Normalise advantages by the global std. |\n| `adv_clip_range` | `[-5.0, 5.0]` | Advantage clipping interval; one number `v` means `[-v, v]`. |\n| `kl_beta` | `'
             yield str(('0.01' if (undefined(name='uses_snapshots') if l_0_uses_snapshots is missing else l_0_uses_snapshots) else '0.0'))
             yield '` | Weight of the KL to the frozen reference (0 disables the reference). |\n'
         if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
             pass
-            yield '| `clip_range` | `0.2` | Likelihood-ratio clip half-width, in (0, 1). |\n| `noise_level` | `0.7` | SDE noise level of rollouts and replay. |\n'
+            yield '| `clip_range` | `[-0.2, 0.2]` | Likelihood-ratio clip offsets `[low, high]` (ratio clipped to `[1 + low, 1 + high]`); one number `v` means `[-v, v]`. |\n| `noise_level` | `0.7` | SDE noise level of rollouts and replay. |\n'
         if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
             pass
-            yield '| `advantage_temperature` | `1.0` | Temperature of the exponential advantage weights (> 0). |\n'
+            yield "| `clip_range` | `[-1.0e-4, 1.0e-4]` | Likelihood-ratio clip offsets `[low, high]`, as the built-in `awm`'s. |\n"
         if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
             pass
             yield '| `gradient_step_per_epoch` | `1` | Must be 1: each role phase is one optimizer step over the rollout. |\n'
-        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'opd', 'dmd')):
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'dmd')):
             pass
             yield '| `num_train_timesteps` | `2` | Re-noising timesteps per sample and batch. |\n| `timestep_range` | `[0.0, 0.99]` | Interval of the re-noising timesteps. |\n| `time_shift` | `1.0` | Timestep shift (> 0). |\n| `time_sampling_strategy` | `uniform` | `uniform` or `logit_normal`. |\n'
-        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('opd', 'dmd')):
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd'):
+            pass
+            yield "| `teachers` | (required) | One DiffusionOPD teacher entry: `path`, `applicable_datasets`, optional `name`, `guidance_scale` (`null`: the student's). |\n| `teacher_param_device` | `cuda` | Where the teacher snapshot lives (`cpu` or `cuda`). |\n| `timestep_range` | `0.99` | Band of the rollout's denoising steps distilled (`f`: `[0, f]`; or `[low, high]`). |\n| `loss_target` | `xt` | `xt` transition mean, `v` velocity, `x0` clean latent (`v`, `x0`: ODE only). |\n| `self_normalize` | `false` | Divide each sample's error by its detached mean absolute error. |\n"
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
             pass
             yield '| `teacher_path` | `'
-            yield str((('toy:teacher' if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd') else 'toy:seed=7') if ((undefined(name='model_type') if l_0_model_type is missing else l_0_model_type) == 'toy') else '(required)'))
+            yield str(('toy:teacher' if ((undefined(name='model_type') if l_0_model_type is missing else l_0_model_type) == 'toy') else '(required)'))
             yield '` | Teacher weights for the named snapshot. |\n| `teacher_param_device` | `'
             yield str(('cpu' if ((undefined(name='model_type') if l_0_model_type is missing else l_0_model_type) == 'toy') else 'cuda'))
             yield '` | Where the teacher snapshot lives (`cpu` or `cuda`). |\n| `objective_guidance_scale` | `null` | Teacher CFG scale; `null` reuses `guidance_scale`. |\n'
@@ -302,4 +361,4 @@ def root(context, missing=missing):
     yield '\n```\n'
 
 blocks = {}
-debug_info = '2=50&3=54&7=58&8=64&9=66&11=72&13=83&14=85&16=101&17=103&19=107&20=110&21=116&22=118&23=120&24=122&26=124&27=127&28=133&31=137&32=139&35=141&36=144&37=148&40=153&48=156&52=159&56=163&62=166&69=169&77=172&82=175&84=178&85=180&92=182&93=185&96=190&100=192&102=196&104=205&107=207&108=211&117=226&122=229&123=233&124=235&127=238&131=241&137=248&138=251&145=258&151=261&154=264&158=267&160=269&164=272&167=275&170=278&176=281&177=284&178=286&181=288&182=291&189=295&190=299'
+debug_info = '2=52&3=56&7=60&8=66&9=68&11=80&13=108&14=110&16=126&17=128&19=132&20=135&21=141&22=143&23=145&24=147&26=149&27=152&28=158&31=162&32=164&35=166&36=169&37=173&40=178&41=180&47=183&50=187&57=189&62=192&66=195&67=199&68=207&69=209&71=213&77=216&84=219&94=222&105=225&107=228&108=230&115=232&116=235&119=240&123=242&125=246&127=255&130=257&131=261&140=276&145=279&146=283&147=285&150=288&154=291&160=298&161=301&168=308&174=311&176=314&178=317&181=320&185=323&187=325&191=328&194=331&197=334&203=337&210=340&211=343&212=345&215=347&216=350&223=354&224=358'

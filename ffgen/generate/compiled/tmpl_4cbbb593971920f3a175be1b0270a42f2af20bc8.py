@@ -8,6 +8,8 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_family = resolve('family')
+    l_0_ownership = resolve('ownership')
+    l_0_direction = resolve('direction')
     l_0_uses_snapshots = resolve('uses_snapshots')
     l_0_param_rejected = resolve('param_rejected')
     l_0_param_defaults = resolve('param_defaults')
@@ -18,7 +20,7 @@ def root(context, missing=missing):
     l_0_module = resolve('module')
     l_0_args_class = resolve('args_class')
     l_0_example_path = resolve('example_path')
-    l_0_online_reward = l_0_rejected = l_0_defaults = l_0_line = missing
+    l_0_online_reward = l_0_rejected = l_0_offline_reference = l_0_defaults = l_0_line = missing
     try:
         t_1 = environment.filters['length']
     except KeyError:
@@ -43,19 +45,27 @@ def root(context, missing=missing):
         l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['beta', '0.0', 'ValueError'], ['beta', 'True', 'TypeError']])
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
+    l_0_offline_reference = (((undefined(name='family') if l_0_family is missing else l_0_family) in ('sft', 'record')) and ((undefined(name='ownership') if l_0_ownership is missing else l_0_ownership) == 'snapshots'))
+    context.vars['offline_reference'] = l_0_offline_reference
+    context.exported_vars.add('offline_reference')
+    if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='direction') if l_0_direction is missing else l_0_direction)):
+        pass
+        l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['beta', '0.0', 'ValueError'], ['beta', 'True', 'TypeError']])
+        context.vars['rejected'] = l_0_rejected
+        context.exported_vars.add('rejected')
+    elif (undefined(name='offline_reference') if l_0_offline_reference is missing else l_0_offline_reference):
+        pass
+        l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['kl_beta', '-0.1', 'ValueError']])
+        context.vars['rejected'] = l_0_rejected
+        context.exported_vars.add('rejected')
     if (undefined(name='online_reward') if l_0_online_reward is missing else l_0_online_reward):
         pass
         l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['advantage_aggregation', '"mean"', 'ValueError'], ['global_std', '"yes"', 'TypeError'], ['adv_clip_range', '(1.0, -1.0)', 'ValueError'], ['kl_beta', '-0.1', 'ValueError']])
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
+    if (undefined(name='online_reward') if l_0_online_reward is missing else l_0_online_reward):
         pass
-        l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['clip_range', '1.5', 'ValueError']])
-        context.vars['rejected'] = l_0_rejected
-        context.exported_vars.add('rejected')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
-        pass
-        l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['advantage_temperature', '0.0', 'ValueError']])
+        l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['clip_range', '(0.2, -0.2)', 'ValueError'], ['clip_range', '(-1.5, 0.2)', 'ValueError']])
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
     if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
@@ -63,7 +73,7 @@ def root(context, missing=missing):
         l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['gradient_step_per_epoch', '2', 'ValueError']])
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'opd', 'dmd')):
+    if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'dmd')):
         pass
         l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['num_train_timesteps', '0', 'ValueError'], ['timestep_range', '(0.5, 0.2)', 'ValueError'], ['time_shift', '0.0', 'ValueError'], ['time_sampling_strategy', '"discrete"', 'ValueError']])
         context.vars['rejected'] = l_0_rejected
@@ -76,19 +86,29 @@ def root(context, missing=missing):
         l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['beta', '2000.0']])
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
+    if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='direction') if l_0_direction is missing else l_0_direction)):
+        pass
+        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['beta', '2000.0']])
+        context.vars['defaults'] = l_0_defaults
+        context.exported_vars.add('defaults')
+    elif (undefined(name='offline_reference') if l_0_offline_reference is missing else l_0_offline_reference):
+        pass
+        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['kl_beta', '0.01']])
+        context.vars['defaults'] = l_0_defaults
+        context.exported_vars.add('defaults')
     if (undefined(name='online_reward') if l_0_online_reward is missing else l_0_online_reward):
         pass
         l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['advantage_aggregation', '"sum"'], ['global_std', 'True'], ['adv_clip_range', '(-5.0, 5.0)'], ['kl_beta', ('0.01' if (undefined(name='uses_snapshots') if l_0_uses_snapshots is missing else l_0_uses_snapshots) else '0.0')]])
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
-        pass
-        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['advantage_temperature', '1.0']])
-        context.vars['defaults'] = l_0_defaults
-        context.exported_vars.add('defaults')
     if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
         pass
-        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['clip_range', '0.2']])
+        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['clip_range', '(-0.2, 0.2)']])
+        context.vars['defaults'] = l_0_defaults
+        context.exported_vars.add('defaults')
+    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
+        pass
+        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['clip_range', '(-0.0001, 0.0001)']])
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
     if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
@@ -96,19 +116,25 @@ def root(context, missing=missing):
         l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['gradient_step_per_epoch', '1']])
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'opd', 'dmd')):
+    if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'dmd')):
         pass
         l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['num_train_timesteps', '2'], ['timestep_range', '(0.0, 0.99)'], ['time_shift', '1.0'], ['time_sampling_strategy', '"uniform"']])
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('opd', 'dmd')):
+    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
         pass
         l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['teacher_param_device', '"cpu"'], ['objective_guidance_scale', 'None']])
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('opd', 'dmd')):
-        pass
         l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['teacher_path', '""', 'ValueError'], ['teacher_param_device', '"tpu"', 'ValueError'], ['objective_guidance_scale', '0.5', 'ValueError']])
+        context.vars['rejected'] = l_0_rejected
+        context.exported_vars.add('rejected')
+    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd'):
+        pass
+        l_0_defaults = ((undefined(name='defaults') if l_0_defaults is missing else l_0_defaults) + [['teacher_param_device', '"cuda"'], ['timestep_range', '(0.0, 0.99)'], ['loss_target', '"xt"'], ['self_normalize', 'False']])
+        context.vars['defaults'] = l_0_defaults
+        context.exported_vars.add('defaults')
+        l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + [['teachers', '[]', 'ValueError'], ['teacher_param_device', '"tpu"', 'ValueError'], ['timestep_range', '(0.5, 0.2)', 'ValueError'], ['loss_target', '"eps"', 'ValueError'], ['self_normalize', '"yes"', 'TypeError']])
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
     l_0_rejected = ((undefined(name='rejected') if l_0_rejected is missing else l_0_rejected) + t_2(context.eval_ctx, (undefined(name='param_rejected') if l_0_param_rejected is missing else l_0_param_rejected)))
@@ -185,6 +211,12 @@ def root(context, missing=missing):
             yield '),\n'
         l_1_name = l_1_value = l_1_error = missing
         yield '    ],\n)\ndef test_each_algorithm_parameter_rejects_an_invalid_value(name, value, error):\n    """Rule: every objective parameter is validated when the arguments are built."""\n    with pytest.raises(error, match=name):\n        Args.from_dict({**_train(), name: value})\n'
+    if ((undefined(name='online_reward') if l_0_online_reward is missing else l_0_online_reward) and ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) != 'handwritten')):
+        pass
+        yield '\n\ndef test_clip_ranges_take_the_built_in_forms():\n    """Rule: ``clip_range`` and ``adv_clip_range`` read as the built-in\'s do: a ``[low, high]``\n    list (as YAML gives it), or one number ``v`` meaning ``(-|v|, |v|)``, as the built-in\'s own\n    examples write them."""\n    assert Args.from_dict({**_train(), "clip_range": [-1.0e-4, 2.0e-4]}).clip_range == (\n        -1.0e-4,\n        2.0e-4,\n    )\n    args = Args.from_dict({**_train(), "clip_range": 1.0e-4, "adv_clip_range": 5.0})\n    assert (args.clip_range, args.adv_clip_range) == ((-1.0e-4, 1.0e-4), (-5.0, 5.0))\n'
+    if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd') and ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) != 'handwritten')):
+        pass
+        yield '\n\ndef test_a_diffusion_opd_teachers_entry_carries_over():\n    """Rule: ``train.teachers`` reads as DiffusionOPD\'s: ``path``, ``applicable_datasets``, an\n    optional ``name`` (``opd_teacher_<i>`` when left out) and ``guidance_scale``."""\n    entry = {"path": "teacher-lora", "applicable_datasets": ["ocr"], "guidance_scale": 4.5}\n    args = Args.from_dict({**_train(), "teachers": [entry], "timestep_range": [0.1, 0.9]})\n    (teacher,) = args.teachers\n    assert (teacher.path, teacher.name, teacher.applicable_datasets, teacher.guidance_scale) == (\n        "teacher-lora",\n        "opd_teacher_0",\n        ["ocr"],\n        4.5,\n    )\n    assert args.timestep_range == (0.1, 0.9)\n    with pytest.raises(ValueError, match="applicable_datasets"):\n        Args.from_dict({**_train(), "teachers": [{"path": "teacher-lora"}]})\n'
 
 blocks = {}
-debug_info = '2=35&3=38&4=41&5=43&7=46&8=48&15=51&16=53&18=56&19=58&21=61&22=63&24=66&25=68&34=71&35=74&36=76&38=79&39=81&46=84&47=86&49=89&50=91&52=94&53=96&55=99&56=101&63=104&64=106&66=109&67=111&74=114&75=117&76=120&78=122&79=125&81=129&87=131&98=133&99=135&100=138&101=140&103=145&104=147&108=150&109=152&112=155&113=159&120=169&141=171&160=173&166=176&167=180'
+debug_info = '2=37&3=40&4=43&5=45&7=48&8=51&9=53&10=56&11=58&13=61&14=63&21=66&22=68&24=71&25=73&27=76&28=78&37=81&38=84&39=86&41=89&42=91&43=94&44=96&46=99&47=101&54=104&55=106&56=109&57=111&59=114&60=116&62=119&63=121&70=124&71=126&72=129&77=132&79=134&85=137&94=140&95=143&96=146&98=148&99=151&101=155&107=157&118=159&119=161&120=164&121=166&123=171&124=173&128=176&129=178&132=181&133=185&140=195&161=197&180=199&186=202&187=206&196=214&210=217'

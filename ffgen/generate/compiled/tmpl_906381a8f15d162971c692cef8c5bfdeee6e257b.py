@@ -67,7 +67,7 @@ def root(context, missing=missing):
     yield str(t_1(context.eval_ctx, environment.getattr((undefined(name='finetune') if l_0_finetune is missing else l_0_finetune), 'values'), '|'))
     yield '` (default `'
     yield str(environment.getattr((undefined(name='finetune') if l_0_finetune is missing else l_0_finetune), 'default'))
-    yield "`). `--ownership multi_role` needs `--roles a,b` (the first role is primary;\n`--role-cadence role=N` sets the others' optimizer steps). `--category DIR` and `--class-name STEM`\noverride the trainer folder and the class stem.\n\nAcquisition and feedback select the execution contract:\n\n| acquisition | feedback | contract | category |\n|---|---|---|---|\n"
+    yield "`). `--ownership multi_role` needs `--roles a,b` (the first role is primary;\n`--role-cadence role=N` sets the others' optimizer steps). A record declares typed fields,\n`record:Judged(label:bool, weight:float)` (read from each row's metadata; the objective receives\nthem as `records.label`, ...), and `--direction label` names the bool field saying whether a row\nis desirable (it forces `--ownership snapshots`; the default objective becomes KTO-like).\n`--category DIR` and `--class-name STEM` override the trainer folder and the class stem.\n\nAcquisition and feedback select the execution contract:\n\n| acquisition | feedback | contract | category |\n|---|---|---|---|\n"
     for l_1_c in (undefined(name='contracts') if l_0_contracts is missing else l_0_contracts):
         _loop_vars = {}
         pass
@@ -115,7 +115,7 @@ def root(context, missing=missing):
                 yield '`'
                 yield str(l_3_v)
                 yield '`'
-                yield str((', ' if (not environment.getattr(l_3_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 57 in 'skill/SKILL.md.jinja' evaluated to false and no else section was defined.")))
+                yield str((', ' if (not environment.getattr(l_3_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 60 in 'skill/SKILL.md.jinja' evaluated to false and no else section was defined.")))
             l_3_loop = l_3_v = missing
             yield ' |'
         l_2_loop = l_2_cell = missing
@@ -144,4 +144,4 @@ def root(context, missing=missing):
     yield ', nothing written): resolve them by hand,\n  or re-run with `--conflict inline` to get git-style markers, which `check` fails on until you\n  resolve them.\n- `remove`: `ffgen remove <key> --dry-run --format json` shows what goes; without `--dry-run` it\n  takes the algorithm out. While files you edited remain it refuses, listing them: add\n  `--keep-edited` to keep them as your own files, or `--force` to delete them too.\n\nNo checkout to practise on? `ffgen sandbox DIR --format json` creates a small runnable one.\n\n## Common Failures\n\n- Editing registries, re-exports or the example config by hand instead of re-running ffgen.\n- Editing the trainer outside the objective markers, or renaming the objective method.\n- Guessing a flag value: use the tables above; a refusal names the conflicting answers.\n- Reading the text output instead of the JSON, or ignoring a non-zero exit code.\n'
 
 blocks = {}
-debug_info = '19=30&20=36&31=41&32=45&38=65&46=71&47=75&52=85&54=93&56=100&57=104&82=125&83=127&100=129&101=131&105=135&120=137&138=141&142=143'
+debug_info = '19=30&20=36&31=41&32=45&38=65&49=71&50=75&55=85&57=93&59=100&60=104&85=125&86=127&103=129&104=131&108=135&123=137&141=141&145=143'

@@ -12,6 +12,8 @@ def root(context, missing=missing):
     l_0_state = resolve('state')
     l_0_family = resolve('family')
     l_0_uses_snapshots = resolve('uses_snapshots')
+    l_0_direction = resolve('direction')
+    l_0_record_fields = resolve('record_fields')
     l_0_source_kind = resolve('source_kind')
     l_0_trainer_class = resolve('trainer_class')
     l_0_category = resolve('category')
@@ -25,9 +27,10 @@ def root(context, missing=missing):
     l_0_example_path = resolve('example_path')
     l_0_paradigm = resolve('paradigm')
     l_0_has_reward = resolve('has_reward')
+    l_0_samples = resolve('samples')
     l_0_roles = resolve('roles')
     l_0_role_cadence = resolve('role_cadence')
-    l_0_dataset = l_0_multi_role = l_0_structured = l_0_reference = l_0_handwritten = l_0_teacher = l_0_test_class = l_0_bases = l_0_helpers = l_0_checklist_names = l_0_trainer_module = l_0_trainer_names = l_0_import_line = l_0_overrides = l_0_children = l_0_children_line = missing
+    l_0_dataset = l_0_multi_role = l_0_structured = l_0_reference = l_0_kto = l_0_overrides = l_0_class_dicts = l_0_handwritten = l_0_teacher = l_0_test_class = l_0_bases = l_0_helpers = l_0_checklist_names = l_0_trainer_module = l_0_trainer_names = l_0_import_line = l_0_children = l_0_children_line = missing
     try:
         t_1 = environment.filters['join']
     except KeyError:
@@ -62,9 +65,48 @@ def root(context, missing=missing):
     l_0_structured = ((undefined(name='state') if l_0_state is missing else l_0_state) == 'structured')
     context.vars['structured'] = l_0_structured
     context.exported_vars.add('structured')
-    l_0_reference = (((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo') or (((undefined(name='family') if l_0_family is missing else l_0_family) in ('grpo', 'awm')) and (undefined(name='uses_snapshots') if l_0_uses_snapshots is missing else l_0_uses_snapshots)))
+    l_0_reference = (((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo') or (((undefined(name='family') if l_0_family is missing else l_0_family) in ('grpo', 'awm', 'sft', 'record')) and (undefined(name='uses_snapshots') if l_0_uses_snapshots is missing else l_0_uses_snapshots)))
     context.vars['reference'] = l_0_reference
     context.exported_vars.add('reference')
+    l_0_kto = (((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='direction') if l_0_direction is missing else l_0_direction))
+    context.vars['kto'] = l_0_kto
+    context.exported_vars.add('kto')
+    l_0_overrides = []
+    context.vars['overrides'] = l_0_overrides
+    context.exported_vars.add('overrides')
+    if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo') or (undefined(name='kto') if l_0_kto is missing else l_0_kto)):
+        pass
+        l_0_overrides = [['beta', 'BETA']]
+        context.vars['overrides'] = l_0_overrides
+        context.exported_vars.add('overrides')
+    elif (((undefined(name='family') if l_0_family is missing else l_0_family) in ('sft', 'record')) and (undefined(name='uses_snapshots') if l_0_uses_snapshots is missing else l_0_uses_snapshots)):
+        pass
+        l_0_overrides = [['kl_beta', '0.0']]
+        context.vars['overrides'] = l_0_overrides
+        context.exported_vars.add('overrides')
+    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
+        pass
+        l_0_overrides = [['clip_range', '(-0.2, 0.2)'], ['kl_beta', '0.0']]
+        context.vars['overrides'] = l_0_overrides
+        context.exported_vars.add('overrides')
+    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
+        pass
+        l_0_overrides = [['clip_range', '(-0.2, 0.2)'], ['kl_beta', '0.0']]
+        context.vars['overrides'] = l_0_overrides
+        context.exported_vars.add('overrides')
+    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd'):
+        pass
+        l_0_overrides = [['timestep_range', '(0.0, 1.0)']]
+        context.vars['overrides'] = l_0_overrides
+        context.exported_vars.add('overrides')
+    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
+        pass
+        l_0_overrides = [['objective_guidance_scale', 'None']]
+        context.vars['overrides'] = l_0_overrides
+        context.exported_vars.add('overrides')
+    l_0_class_dicts = (((undefined(name='overrides') if l_0_overrides is missing else l_0_overrides) or ((undefined(name='ownership') if l_0_ownership is missing else l_0_ownership) == 'multi_role')) or ((((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields)) and ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) != 'handwritten')))
+    context.vars['class_dicts'] = l_0_class_dicts
+    context.exported_vars.add('class_dicts')
     l_0_handwritten = ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) == 'handwritten')
     context.vars['handwritten'] = l_0_handwritten
     context.exported_vars.add('handwritten')
@@ -77,7 +119,7 @@ def root(context, missing=missing):
     l_0_bases = (((((['StructuredChecks'] if (undefined(name='structured') if l_0_structured is missing else l_0_structured) else ['ModelNeutralChecks']) + (['RecordChecks'] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') else [])) + (['TeacherChecks'] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd') else [])) + ((['GeneratorCriticChecks'] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd') else ['RoleChecks']) if (undefined(name='multi_role') if l_0_multi_role is missing else l_0_multi_role) else [])) + (['DatasetChecks'] if (undefined(name='dataset') if l_0_dataset is missing else l_0_dataset) else ['GenerationChecks']))
     context.vars['bases'] = l_0_bases
     context.exported_vars.add('bases')
-    l_0_helpers = (((['grad_of'] if ((undefined(name='family') if l_0_family is missing else l_0_family) != 'dmd') else []) + (['replay_step'] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo') else [])) + (['two_components'] if ((undefined(name='structured') if l_0_structured is missing else l_0_structured) and ((undefined(name='family') if l_0_family is missing else l_0_family) != 'dmd')) else []))
+    l_0_helpers = (((['grad_of'] if ((undefined(name='family') if l_0_family is missing else l_0_family) != 'dmd') else []) + (['replay_step'] if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('grpo', 'opd')) else [])) + (['two_components'] if ((undefined(name='structured') if l_0_structured is missing else l_0_structured) and ((undefined(name='family') if l_0_family is missing else l_0_family) != 'dmd')) else []))
     context.vars['helpers'] = l_0_helpers
     context.exported_vars.add('helpers')
     if (undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten):
@@ -94,7 +136,7 @@ def root(context, missing=missing):
     l_0_trainer_module = str_join(('flow_factory.trainers.', (undefined(name='category') if l_0_category is missing else l_0_category), '.', (undefined(name='module') if l_0_module is missing else l_0_module), ))
     context.vars['trainer_module'] = l_0_trainer_module
     context.exported_vars.add('trainer_module')
-    l_0_trainer_names = ((['TEACHER_SNAPSHOT'] if (undefined(name='teacher') if l_0_teacher is missing else l_0_teacher) else []) + t_4(environment, ([(undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class)] + ([(undefined(name='record_type') if l_0_record_type is missing else l_0_record_type)] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') else [])), case_sensitive=False))
+    l_0_trainer_names = ((['TEACHER_SNAPSHOT'] if (undefined(name='teacher') if l_0_teacher is missing else l_0_teacher) else []) + t_4(environment, ([(undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class)] + ([(undefined(name='record_type') if l_0_record_type is missing else l_0_record_type), str_join(((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type), 'Batch', ))] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') else [])), case_sensitive=False))
     context.vars['trainer_names'] = l_0_trainer_names
     context.exported_vars.add('trainer_names')
     def macro(l_1_module_path, l_1_names):
@@ -136,15 +178,21 @@ def root(context, missing=missing):
     context.vars['import_line'] = l_0_import_line = Macro(environment, macro, 'import_line', ('module_path', 'names'), False, False, False, context.eval_ctx.autoescape)
     yield '"""Checks for the generated ``'
     yield str((undefined(name='key') if l_0_key is missing else l_0_key))
-    yield "`` algorithm.\n\nIts facts and its objective's invariants. Every check all algorithms share (registries, hooks,\nacquisition cycles through the real ``BaseTrainer.start()``, checkpoints, one data-parallel and\none sharded step) comes from the checklist module ``algorithm_checklist.py`` beside this file,\nwith the fakes of the model and the accelerator; the arguments class has its own test file.\n\nGenerated by ffgen; run it from the checkout root with\n``PYTHONPATH=src python -m pytest "
+    yield '`` algorithm.\n\nIts facts and its objective\'s invariants. Every check all algorithms share (registries, hooks,\nacquisition cycles through the real ``BaseTrainer.start()``, checkpoints, one data-parallel and\none sharded step) comes from the checklist module ``algorithm_checklist.py`` beside this file,\nwith the fakes of the model and the accelerator; the arguments class has its own test file.\nThe checklist also checks the objective\'s maths, whatever you write inside its markers: one\nupdate moves the model the way the supervision says, in the example\'s own batch geometry; the\nfrozen reference and teacher get no gradient; no target, condition or label carries over from\none batch to the next; state kept on ``self`` comes back on an exact resume. Each failure says\nwhat was expected and what moved.\n\nThe class below declares its facts on the checklist\'s hooks; change them when the algorithm\nchanges (all are class attributes or methods of the ``*Checks`` bases):\n\n- ``KEY``, ``Trainer``, ``Args``, ``TRAINER_PATH``, ``EXAMPLE``, ``CONTRACT``, ``PARADIGM``,\n  ``HAS_REWARD``: what the registries, the contract and the example must say.\n- ``COMPONENTS``: the fake model\'s trajectory components (``StructuredChecks``: two).\n- ``OVERRIDES``: training arguments set on the example\'s for every check (e.g. ``beta``).\n- ``REQUIRES_REF_MODEL``: whether the arguments ask for a frozen reference;\n  ``RUNTIME_CHILDREN``: the runtime children an exact checkpoint saves (EMA, the reference,\n  teachers, the roles\' counters), in order.\n- ``REFERENCE_VALUE``: the objective\'s documented value at policy == reference (DPO, KTO:\n  log 2), or None.\n- ``SUPERVISION`` (dataset: "demonstration" or "preference") and ``DIRECTION`` (a record\'s bool\n  field saying desirable or not): what the direction check reads.\n- ``batch(index, rows=1)`` and ``metadata(index)``: the fake offline batches (targets,\n  conditions and metadata differ from batch to batch); ``update_on(trainer, index)``: one\n  update of the trainer\'s own hook on data ``index``; ``rank_loss(trainer, rank)``: the loss the\n  checkpoint and distributed checks step on.\n- ``MODULE_FAKES``: helpers of the trainer module the checks replace (the random timestep draw).\n- ``EXAMPLE_SETS``: training arguments the example must set; ``ROLES``/``CADENCE``: multi-role.\n\nGenerated by ffgen; run it from the checkout root with\n``PYTHONPATH=src python -m pytest '
     yield str((undefined(name='test_path') if l_0_test_path is missing else l_0_test_path))
     yield '``.\n"""\n\n'
     if (undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten):
         pass
-        yield 'import dataclasses\n\n'
-    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
+        yield 'import dataclasses\n'
+    elif (((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo') or (undefined(name='kto') if l_0_kto is missing else l_0_kto)):
         pass
-        yield 'import math\n\n'
+        yield 'import math\n'
+    if (undefined(name='class_dicts') if l_0_class_dicts is missing else l_0_class_dicts):
+        pass
+        yield 'from typing import ClassVar\n'
+    if ((((undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten) or ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo')) or (undefined(name='kto') if l_0_kto is missing else l_0_kto)) or (undefined(name='class_dicts') if l_0_class_dicts is missing else l_0_class_dicts)):
+        pass
+        yield '\n'
     if (not (undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten)):
         pass
         yield 'import pytest\n'
@@ -203,40 +251,42 @@ def root(context, missing=missing):
         yield '    RECORD = '
         yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
         yield '\n'
+        if (undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields):
+            pass
+            yield "    # A value of each declared field, for the fake rows' metadata\n"
+            l_0_samples = {'bool': 'True', 'int': '1', 'float': '0.5', 'str': '"text"'}
+            context.vars['samples'] = l_0_samples
+            context.exported_vars.add('samples')
+            yield '    RECORD_FIELDS: ClassVar[dict] = {\n'
+            for (l_1_name, l_1_kind) in (undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields):
+                _loop_vars = {}
+                pass
+                yield '        "'
+                yield str(l_1_name)
+                yield '": '
+                yield str(environment.getitem((undefined(name='samples') if l_0_samples is missing else l_0_samples), l_1_kind))
+                yield ',\n'
+            l_1_name = l_1_kind = missing
+            yield '    }\n'
+        if (undefined(name='direction') if l_0_direction is missing else l_0_direction):
+            pass
+            yield '    DIRECTION = "'
+            yield str((undefined(name='direction') if l_0_direction is missing else l_0_direction))
+            yield '"\n'
     if (undefined(name='dataset') if l_0_dataset is missing else l_0_dataset):
         pass
         yield '    SUPERVISION = "'
         yield str(('preference' if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo') else 'demonstration'))
         yield '"\n'
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
+    if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo') or (undefined(name='kto') if l_0_kto is missing else l_0_kto)):
         pass
         yield '    BETA = 0.5  # not 1: a trainer that ignores ``beta`` computes a different loss\n'
-    l_0_overrides = []
-    context.vars['overrides'] = l_0_overrides
-    context.exported_vars.add('overrides')
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
-        pass
-        l_0_overrides = [['beta', 'BETA']]
-        context.vars['overrides'] = l_0_overrides
-        context.exported_vars.add('overrides')
-    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
-        pass
-        l_0_overrides = [['clip_range', '0.2'], ['kl_beta', '0.0']]
-        context.vars['overrides'] = l_0_overrides
-        context.exported_vars.add('overrides')
-    elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
-        pass
-        l_0_overrides = [['advantage_temperature', '1.0'], ['kl_beta', '0.0']]
-        context.vars['overrides'] = l_0_overrides
-        context.exported_vars.add('overrides')
-    elif ((undefined(name='family') if l_0_family is missing else l_0_family) in ('opd', 'dmd')):
-        pass
-        l_0_overrides = [['objective_guidance_scale', 'None']]
-        context.vars['overrides'] = l_0_overrides
-        context.exported_vars.add('overrides')
+        if (not (undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten)):
+            pass
+            yield '    REFERENCE_VALUE = math.log(2.0)  # the loss at policy == reference (zero implicit reward)\n'
     if ((undefined(name='overrides') if l_0_overrides is missing else l_0_overrides) and (undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten)):
         pass
-        yield "    # The family's test settings, for the fields the copied arguments class has.\n    OVERRIDES = {\n        name: value\n        for name, value in {"
+        yield "    # The family's test settings, for the fields the copied arguments class has.\n    OVERRIDES: ClassVar[dict] = {\n        name: value\n        for name, value in {"
         l_1_loop = missing
         for (l_1_name, l_1_value), l_1_loop in LoopContext((undefined(name='overrides') if l_0_overrides is missing else l_0_overrides), undefined):
             _loop_vars = {}
@@ -245,14 +295,14 @@ def root(context, missing=missing):
             yield str(l_1_name)
             yield '": '
             yield str(l_1_value)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 118 in 'algorithm/test.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 171 in 'algorithm/test.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_name = l_1_value = missing
         yield '}.items()\n        if name in {field.name for field in dataclasses.fields('
         yield str((undefined(name='args_class') if l_0_args_class is missing else l_0_args_class))
         yield ')}\n    }\n'
     elif (undefined(name='overrides') if l_0_overrides is missing else l_0_overrides):
         pass
-        yield '    OVERRIDES = {'
+        yield '    OVERRIDES: ClassVar[dict] = {'
         l_1_loop = missing
         for (l_1_name, l_1_value), l_1_loop in LoopContext((undefined(name='overrides') if l_0_overrides is missing else l_0_overrides), undefined):
             _loop_vars = {}
@@ -261,7 +311,7 @@ def root(context, missing=missing):
             yield str(l_1_name)
             yield '": '
             yield str(l_1_value)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 122 in 'algorithm/test.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 175 in 'algorithm/test.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_name = l_1_value = missing
         yield '}\n'
     if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
@@ -269,7 +319,7 @@ def root(context, missing=missing):
         yield '    EXAMPLE_SETS = ("requires_ref_model",)\n'
     elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd'):
         pass
-        yield '    EXAMPLE_SETS = ("teacher_path",)\n'
+        yield '    EXAMPLE_SETS = ("teachers",)\n'
     if (undefined(name='reference') if l_0_reference is missing else l_0_reference):
         pass
         yield '    REQUIRES_REF_MODEL = True\n'
@@ -292,7 +342,7 @@ def root(context, missing=missing):
         pass
         yield '    ROLES = ('
         yield str(t_1(context.eval_ctx, t_3(context, (undefined(name='roles') if l_0_roles is missing else l_0_roles), 'tojson'), ', '))
-        yield ')\n    CADENCE = {'
+        yield ')\n    CADENCE: ClassVar[dict] = {'
         l_1_loop = missing
         for (l_1_role, l_1_repeats), l_1_loop in LoopContext((undefined(name='role_cadence') if l_0_role_cadence is missing else l_0_role_cadence), undefined):
             _loop_vars = {}
@@ -301,13 +351,13 @@ def root(context, missing=missing):
             yield str(l_1_role)
             yield '": '
             yield str(l_1_repeats)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 143 in 'algorithm/test.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 196 in 'algorithm/test.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_role = l_1_repeats = missing
         yield '}\n'
     if (undefined(name='handwritten') if l_0_handwritten is missing else l_0_handwritten):
         pass
         template = environment.get_template('algorithm/_test_hook_loss.jinja', 'algorithm/test.py.jinja')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'bases': l_0_bases, 'checklist_names': l_0_checklist_names, 'children': l_0_children, 'children_line': l_0_children_line, 'dataset': l_0_dataset, 'handwritten': l_0_handwritten, 'helpers': l_0_helpers, 'import_line': l_0_import_line, 'multi_role': l_0_multi_role, 'overrides': l_0_overrides, 'reference': l_0_reference, 'structured': l_0_structured, 'teacher': l_0_teacher, 'test_class': l_0_test_class, 'trainer_module': l_0_trainer_module, 'trainer_names': l_0_trainer_names}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'bases': l_0_bases, 'checklist_names': l_0_checklist_names, 'children': l_0_children, 'children_line': l_0_children_line, 'class_dicts': l_0_class_dicts, 'dataset': l_0_dataset, 'handwritten': l_0_handwritten, 'helpers': l_0_helpers, 'import_line': l_0_import_line, 'kto': l_0_kto, 'multi_role': l_0_multi_role, 'overrides': l_0_overrides, 'reference': l_0_reference, 'samples': l_0_samples, 'structured': l_0_structured, 'teacher': l_0_teacher, 'test_class': l_0_test_class, 'trainer_module': l_0_trainer_module, 'trainer_names': l_0_trainer_names}))
         try:
             for event in gen:
                 yield event
@@ -315,11 +365,11 @@ def root(context, missing=missing):
     else:
         pass
         template = environment.get_template('algorithm/_test_objective.jinja', 'algorithm/test.py.jinja')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'bases': l_0_bases, 'checklist_names': l_0_checklist_names, 'children': l_0_children, 'children_line': l_0_children_line, 'dataset': l_0_dataset, 'handwritten': l_0_handwritten, 'helpers': l_0_helpers, 'import_line': l_0_import_line, 'multi_role': l_0_multi_role, 'overrides': l_0_overrides, 'reference': l_0_reference, 'structured': l_0_structured, 'teacher': l_0_teacher, 'test_class': l_0_test_class, 'trainer_module': l_0_trainer_module, 'trainer_names': l_0_trainer_names}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'bases': l_0_bases, 'checklist_names': l_0_checklist_names, 'children': l_0_children, 'children_line': l_0_children_line, 'class_dicts': l_0_class_dicts, 'dataset': l_0_dataset, 'handwritten': l_0_handwritten, 'helpers': l_0_helpers, 'import_line': l_0_import_line, 'kto': l_0_kto, 'multi_role': l_0_multi_role, 'overrides': l_0_overrides, 'reference': l_0_reference, 'samples': l_0_samples, 'structured': l_0_structured, 'teacher': l_0_teacher, 'test_class': l_0_test_class, 'trainer_module': l_0_trainer_module, 'trainer_names': l_0_trainer_names}))
         try:
             for event in gen:
                 yield event
         finally: gen.close()
 
 blocks = {}
-debug_info = '3=56&4=59&5=62&6=65&7=68&8=71&9=74&10=77&15=80&20=83&21=85&22=88&24=91&25=94&26=97&27=100&28=108&29=109&30=112&32=119&33=122&34=127&39=138&47=140&50=142&53=145&57=148&61=152&63=154&64=156&65=157&68=160&70=162&71=166&73=168&74=170&75=172&77=174&78=177&79=179&81=182&85=187&86=189&89=192&90=194&91=196&92=198&95=201&96=204&98=206&99=209&101=211&104=214&105=217&106=219&107=222&108=224&109=227&110=229&111=232&112=234&114=237&118=241&119=251&121=253&122=257&124=267&126=270&129=273&132=276&133=279&134=282&135=284&138=289&141=291&142=294&143=297&145=307&146=309&148=317'
+debug_info = '3=59&4=62&5=65&6=68&7=71&8=74&9=77&10=79&11=82&12=84&13=87&14=89&15=92&16=94&17=97&19=99&20=102&21=104&24=107&25=110&26=113&27=116&28=119&33=122&38=125&39=127&40=130&42=133&43=136&44=139&45=142&46=150&47=151&48=154&50=161&51=164&52=169&57=180&91=182&94=184&96=187&99=190&102=193&105=196&109=200&111=202&112=204&113=205&116=208&118=210&119=214&121=216&122=218&123=220&125=222&126=225&127=227&129=230&133=235&134=237&137=240&138=242&139=244&140=246&143=249&144=252&145=254&147=257&149=261&150=265&154=271&155=274&158=276&159=279&161=281&163=284&167=287&171=291&172=301&174=303&175=307&177=317&179=320&182=323&185=326&186=329&187=332&188=334&191=339&194=341&195=344&196=347&198=357&199=359&201=367'

@@ -11,14 +11,15 @@ def root(context, missing=missing):
     l_0_ownership = resolve('ownership')
     l_0_key = resolve('key')
     l_0_contract = resolve('contract')
-    l_0_record_type = resolve('record_type')
     l_0_trainer_class = resolve('trainer_class')
+    l_0_record_type = resolve('record_type')
     l_0_paradigm = resolve('paradigm')
+    l_0_dynamics = resolve('dynamics')
     l_0_roles = resolve('roles')
     l_0_module = resolve('module')
     l_0_acquisition = resolve('acquisition')
     l_0_state = resolve('state')
-    l_0_defaults_import = l_0_fam = l_0_multi_role = missing
+    l_0_defaults_import = l_0_fam = l_0_multi_role = l_0_exported = l_0_all_line = missing
     try:
         t_1 = environment.filters['join']
     except KeyError:
@@ -32,36 +33,48 @@ def root(context, missing=missing):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_3 = environment.filters['upper']
+        t_3 = environment.filters['map']
     except KeyError:
         @internalcode
         def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'map' found.")
+    try:
+        t_4 = environment.filters['sort']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'sort' found.")
+    try:
+        t_5 = environment.filters['upper']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
     def macro():
-        t_4 = []
+        t_6 = []
         l_1_names = l_1_line = missing
         pass
-        l_1_names = str_join((t_3((undefined(name='module') if l_0_module is missing else l_0_module)), '_DEFAULT_OPTIMIZERS', ))
+        l_1_names = str_join((t_5((undefined(name='module') if l_0_module is missing else l_0_module)), '_DEFAULT_OPTIMIZERS', ))
         l_1_line = str_join(('from ...hparams.training_args.', (undefined(name='module') if l_0_module is missing else l_0_module), ' import ', (undefined(name='names') if l_1_names is missing else l_1_names), ))
         if (t_2((undefined(name='line') if l_1_line is missing else l_1_line)) <= 100):
             pass
-            t_4.append(
+            t_6.append(
                 str((undefined(name='line') if l_1_line is missing else l_1_line)),
             )
         else:
             pass
-            t_4.extend((
+            t_6.extend((
                 'from ...hparams.training_args.',
                 str((undefined(name='module') if l_0_module is missing else l_0_module)),
                 ' import (\n    ',
                 str((undefined(name='names') if l_1_names is missing else l_1_names)),
                 ',\n)',
             ))
-        return concat(t_4)
+        return concat(t_6)
     context.exported_vars.add('defaults_import')
     context.vars['defaults_import'] = l_0_defaults_import = Macro(environment, macro, 'defaults_import', (), False, False, False, context.eval_ctx.autoescape)
-    l_0_fam = context.vars['fam'] = environment.get_template(str_join(('algorithm/families/', (undefined(name='family') if l_0_family is missing else l_0_family), '.py.jinja', )), 'algorithm/trainer.py.jinja').make_module(context.get_all(), True, {'defaults_import': l_0_defaults_import, 'fam': l_0_fam, 'multi_role': l_0_multi_role})
+    l_0_fam = context.vars['fam'] = environment.get_template(str_join(('algorithm/families/', (undefined(name='family') if l_0_family is missing else l_0_family), '.py.jinja', )), 'algorithm/trainer.py.jinja').make_module(context.get_all(), True, {'all_line': l_0_all_line, 'defaults_import': l_0_defaults_import, 'exported': l_0_exported, 'fam': l_0_fam, 'multi_role': l_0_multi_role})
     context.exported_vars.discard('fam')
     l_0_multi_role = ((undefined(name='ownership') if l_0_ownership is missing else l_0_ownership) == 'multi_role')
     context.vars['multi_role'] = l_0_multi_role
@@ -77,15 +90,28 @@ def root(context, missing=missing):
         pass
         yield 'import contextlib\n'
     yield str(context.call(environment.getattr((undefined(name='fam') if l_0_fam is missing else l_0_fam), 'imports')))
-    yield '\n# --- objective imports: edit here -----------------------------------------------------------------\n# --- objective imports: end -----------------------------------------------------------------------\n\n__all__ = ['
-    if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record'):
+    yield '\n# --- objective imports: edit here -----------------------------------------------------------------\n# --- objective imports: end -----------------------------------------------------------------------\n\n'
+    l_0_exported = t_4(environment, ([(undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class)] + ([(undefined(name='record_type') if l_0_record_type is missing else l_0_record_type), str_join(((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type), 'Batch', ))] if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') else [])), case_sensitive=True)
+    context.vars['exported'] = l_0_exported
+    context.exported_vars.add('exported')
+    l_0_all_line = str_join(('__all__ = [', t_1(context.eval_ctx, t_3(context, (undefined(name='exported') if l_0_exported is missing else l_0_exported), 'tojson'), ', '), ']', ))
+    context.vars['all_line'] = l_0_all_line
+    context.exported_vars.add('all_line')
+    if (t_2((undefined(name='all_line') if l_0_all_line is missing else l_0_all_line)) <= 100):
         pass
-        yield '"'
-        yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
-        yield '", '
-    yield '"'
-    yield str((undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class))
-    yield '"]\n'
+        yield str((undefined(name='all_line') if l_0_all_line is missing else l_0_all_line))
+        yield '\n'
+    else:
+        pass
+        yield '__all__ = [\n'
+        for l_1_name in (undefined(name='exported') if l_0_exported is missing else l_0_exported):
+            _loop_vars = {}
+            pass
+            yield '    "'
+            yield str(l_1_name)
+            yield '",\n'
+        l_1_name = missing
+        yield ']\n'
     yield str(context.call(environment.getattr((undefined(name='fam') if l_0_fam is missing else l_0_fam), 'module_constants')))
     yield '\n\nclass '
     yield str((undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class))
@@ -108,6 +134,22 @@ def root(context, missing=missing):
     yield str(context.call(environment.getattr((undefined(name='fam') if l_0_fam is missing else l_0_fam), 'init_body')))
     yield str(context.call(environment.getattr((undefined(name='fam') if l_0_fam is missing else l_0_fam), 'hooks')))
     yield '\n    # ------------------------------------------------------------------ shared plumbing\n'
+    if (((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) in ('ode', 'sde')) and ((undefined(name='paradigm') if l_0_paradigm is missing else l_0_paradigm) != 'coupled')):
+        pass
+        yield '\n    def _validate_paradigm_dynamics(self) -> None:\n        """Refuse sampler dynamics this objective was not written for (``--dynamics '
+        yield str((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics))
+        yield '``):\n        '
+        yield str(('deterministic ODE sampling' if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode') else 'stochastic SDE sampling'))
+        yield '."""\n        super()._validate_paradigm_dynamics()\n        dynamics = self.config.scheduler_args.dynamics_type\n'
+        if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode'):
+            pass
+            yield '        if dynamics != "ODE":\n'
+        else:
+            pass
+            yield '        if dynamics not in ("Flow-SDE", "Dance-SDE", "CPS"):\n'
+        yield '            raise ValueError(\n                f"{type(self).__name__} needs scheduler.dynamics_type "\n                f"'
+        yield str(('ODE' if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode') else 'Flow-SDE, Dance-SDE or CPS'))
+        yield ', received {dynamics!r}"\n            )\n'
     if (undefined(name='multi_role') if l_0_multi_role is missing else l_0_multi_role):
         pass
         yield '\n    @property\n    def primary_role(self) -> str:\n        """The primary role: the first required trainable role (it owns the base routes).\n\n        Every role is a live component variant the framework declares and checkpoints (its\n        multi-role child)'
@@ -120,7 +162,7 @@ def root(context, missing=missing):
             yield str(t_1(context.eval_ctx, (undefined(name='roles') if l_0_roles is missing else l_0_roles)[1:], '``, ``'))
             yield '`` an objective of its own)'
         yield '.\n        """\n        return self.training_args.required_trainable_roles[0]\n\n    def _optimizer_args_for_role(self, role_name: str) -> Any:\n        """The ``optimizers:`` entry named ``role_name``; this algorithm\'s default for it when\n        the config names none of the roles; else refused, naming the role.\n\n        Args:\n            role_name: One of the required trainable roles.\n\n        Returns:\n            The optimizer arguments of that role.\n        """\n        defaults = '
-        yield str(t_3((undefined(name='module') if l_0_module is missing else l_0_module)))
+        yield str(t_5((undefined(name='module') if l_0_module is missing else l_0_module)))
         yield '_DEFAULT_OPTIMIZERS\n        roles = tuple(self.training_args.required_trainable_roles)\n        configured = self.config.optimizer_args.get_by_name(role_name)\n        if configured is not None:\n            return configured\n        names = [entry.name for entry in self.config.optimizer_args]\n        if any(name in roles for name in names):\n            # A config that configures some roles must configure each: a silent default for\n            # the one it forgot would train that role with the wrong settings.\n            raise ValueError(\n                f"optimizers: no entry for role {role_name!r} of '
         yield str((undefined(name='key') if l_0_key is missing else l_0_key))
         yield ' "\n                f"(roles {\', \'.join(roles)}); add `- name: {role_name}` or drop the list to use "\n                f"the defaults (configured: {names})"\n            )\n        return next(entry for entry in defaults if entry.name == role_name)\n'
@@ -130,7 +172,7 @@ def root(context, missing=missing):
         if ((undefined(name='acquisition') if l_0_acquisition is missing else l_0_acquisition) == 'dataset'):
             pass
             yield '        # Dataset runs step EMA per optimizer step of the primary role.\n        self.adapter.ema_step(step=self.step - 1)\n'
-        yield '        self._log_role_step(self.primary_role, self._loss_info)\n        self._loss_info = defaultdict(list)\n        items, self._window_items = self._window_items, []\n        for phase in self._role_update_plan().phases:\n            if phase.role_name == self.primary_role:\n                continue\n            for _ in range(phase.repeats):\n                self._train_other_role(phase.role_name, items)\n\n    def _train_other_role(self, role_name: str, items: list[tuple[Any, ...]]) -> None:\n        """One phase of ``role_name``: the window\'s microsteps under its component variant,\n        exactly one optimizer step of its own parameter groups."""\n        losses: defaultdict[str, list[torch.Tensor]] = defaultdict(list)\n        coordinator = self.role_optimization\n        with coordinator.phase(role_name), self.adapter.use_component_variant(role_name):\n            for item in items:\n                loss, _, _ = self._role_microbatch(item)\n                losses["loss"].append(loss.detach())\n        self._log_role_step(role_name, losses)\n\n    def _log_role_step(self, role_name: str, metrics: dict[str, list[torch.Tensor]]) -> None:\n        """Log one role\'s step: its metrics and clipped gradient norm; the primary role\'s are\n        the run\'s ``train/*`` metrics, another role\'s are prefixed with its name."""\n        prefix = "train/" if role_name == self.primary_role else f"train/{role_name}_"\n        means = {\n            f"{prefix}{name}": torch.stack(values).float().mean()\n            for name, values in metrics.items()\n            if values\n        }\n        grad_norm = self.role_optimization.roles[role_name].last_grad_norm\n        if grad_norm is not None:\n            means[f"{prefix}grad_norm"] = torch.tensor(float(grad_norm))\n        self.log_data(means, step=self.step)\n'
+        yield '        self._log_role_step(self.primary_role, self._loss_info)\n        self._loss_info = defaultdict(list)\n        items, self._window_items = self._window_items, []\n        for phase in self._role_update_plan().phases:\n            if phase.role_name == self.primary_role:\n                continue\n            for _ in range(phase.repeats):\n                self._train_other_role(phase.role_name, items)\n\n    def _train_other_role(self, role_name: str, items: list[tuple[Any, ...]]) -> None:\n        """One phase of ``role_name``: the window\'s microsteps under its component variant,\n        exactly one optimizer step of its own parameter groups."""\n        losses: defaultdict[str, list[torch.Tensor]] = defaultdict(list)\n        coordinator = self.role_optimization\n        with coordinator.phase(role_name), self.adapter.use_component_variant(role_name):\n            for item in items:\n                loss, _, _ = self._role_microbatch(item)\n                losses["loss"].append(loss.detach())\n        self._log_role_step(role_name, losses)\n\n    def _log_role_step(self, role_name: str, metrics: dict[str, list[torch.Tensor]]) -> None:\n        """Log one role\'s step: its metrics and clipped gradient norm; the primary role\'s are\n        the run\'s ``train/*`` metrics, another role\'s are prefixed with its name."""\n        prefix = "train/" if role_name == self.primary_role else f"train/{role_name}_"\n        means = {\n            f"{prefix}{name}": torch.stack(values).float().mean()\n            for name, values in metrics.items()\n            if values\n        }\n        # Not every version\'s OptimizationRole records its last clipped norm: log it only\n        # where the coordinator has it.\n        grad_norm = getattr(self.role_optimization.roles[role_name], "last_grad_norm", None)\n        if grad_norm is not None:\n            means[f"{prefix}grad_norm"] = torch.tensor(float(grad_norm))\n        self.log_data(means, step=self.step)\n'
     elif ((undefined(name='family') if l_0_family is missing else l_0_family) != 'dmd'):
         pass
         yield '\n    def _finish_microstep(self, loss: torch.Tensor, metrics: dict[str, torch.Tensor]) -> None:\n        """Record one microstep and step the optimizer when the accumulation window closes."""\n        self._loss_info["loss"].append(loss.detach())\n        for name, value in metrics.items():\n            self._loss_info[name].append(value.detach())\n        if self.accelerator.sync_gradients:\n            self._loss_info = self._apply_optimizer_step(self._loss_info)\n'
@@ -140,4 +182,4 @@ def root(context, missing=missing):
     yield str(context.call(environment.getattr((undefined(name='fam') if l_0_fam is missing else l_0_fam), 'module_helpers')))
 
 blocks = {}
-debug_info = '2=41&5=45&6=46&7=47&8=50&10=56&11=58&15=64&16=66&17=70&19=72&23=74&28=76&31=79&35=81&36=89&38=91&39=93&41=95&44=97&45=101&46=103&52=105&57=108&58=109&60=111&67=114&69=120&83=123&93=125&99=127&146=130&183=134&193=137&219=140'
+debug_info = '2=54&5=58&6=59&7=60&8=63&10=69&11=71&15=77&16=79&17=83&19=85&23=87&28=89&31=92&36=94&37=97&38=100&39=102&42=107&43=111&47=115&49=117&50=119&52=121&55=123&56=127&57=129&63=131&68=134&69=135&71=137&75=140&76=142&79=144&86=151&89=153&96=156&98=162&112=165&122=167&128=169&175=172&214=176&224=179&250=182'

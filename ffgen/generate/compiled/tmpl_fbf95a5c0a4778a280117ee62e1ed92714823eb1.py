@@ -21,6 +21,8 @@ def root(context, missing=missing):
     l_0_base_dataset = resolve('base_dataset')
     l_0_base_reward = resolve('base_reward')
     l_0_record_type = resolve('record_type')
+    l_0_record_fields = resolve('record_fields')
+    l_0_direction = resolve('direction')
     l_0_base_mixed_precision = resolve('base_mixed_precision')
     l_0_base_data = resolve('base_data')
     l_0_base_model_path = resolve('base_model_path')
@@ -117,6 +119,25 @@ def root(context, missing=missing):
         yield '# Dataset: V2 JSONL demonstration lines; each batch row is read as a '
         yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
         yield '\n# (input.prompt -> prompt, supervision.target.media -> decoded target_media, metadata -> metadata).\n'
+        if (undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields):
+            pass
+            yield "# Each row's metadata carries its declared fields: "
+            l_1_loop = missing
+            for (l_1_name, l_1_kind), l_1_loop in LoopContext((undefined(name='record_fields') if l_0_record_fields is missing else l_0_record_fields), undefined):
+                _loop_vars = {}
+                pass
+                yield str(l_1_name)
+                yield ' ('
+                yield str(l_1_kind)
+                yield ')'
+                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 22 in 'algorithm/example.yaml.jinja' evaluated to false and no else section was defined.")))
+            l_1_loop = l_1_name = l_1_kind = missing
+            if (undefined(name='direction') if l_0_direction is missing else l_0_direction):
+                pass
+                yield '; '
+                yield str((undefined(name='direction') if l_0_direction is missing else l_0_direction))
+                yield ' says whether it is desirable'
+            yield '.\n'
     if (undefined(name='toy') if l_0_toy is missing else l_0_toy):
         pass
         yield '# Toy sizes: a few seconds per cycle on CPU.\n'
@@ -209,6 +230,14 @@ def root(context, missing=missing):
             yield '  beta: '
             yield str(('100.0' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else '2000.0'))
             yield '\n'
+        elif (((undefined(name='family') if l_0_family is missing else l_0_family) == 'record') and (undefined(name='direction') if l_0_direction is missing else l_0_direction)):
+            pass
+            yield '  beta: '
+            yield str(('10.0' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else '2000.0'))
+            yield '\n'
+        elif ((undefined(name='snapshots') if l_0_snapshots is missing else l_0_snapshots) and ((undefined(name='family') if l_0_family is missing else l_0_family) in ('sft', 'record'))):
+            pass
+            yield '  kl_beta: 0.01\n'
     else:
         pass
         yield '  max_epochs: '
@@ -238,38 +267,36 @@ def root(context, missing=missing):
             yield '  advantage_aggregation: sum\n  global_std: true\n  adv_clip_range: [-5.0, 5.0]\n  kl_beta: '
             yield str(('0.01' if (undefined(name='snapshots') if l_0_snapshots is missing else l_0_snapshots) else '0.0'))
             yield '\n'
-        if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'awm'):
-            pass
-            yield '  advantage_temperature: 1.0\n'
-        if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'grpo'):
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('grpo', 'awm')):
             pass
             yield '  clip_range: '
-            yield str(('0.2' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else '1.0e-4'))
+            yield str(('[-0.2, 0.2]' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else '[-1.0e-4, 1.0e-4]'))
             yield '\n'
-        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'opd', 'dmd')):
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('awm', 'dmd')):
             pass
             yield '  num_train_timesteps: '
             yield str((2 if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else 2))
             yield '\n  timestep_range: [0.0, 0.99]\n  time_shift: '
             yield str(('1.0' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else '3.0'))
             yield '\n  time_sampling_strategy: uniform\n'
-        if ((undefined(name='family') if l_0_family is missing else l_0_family) in ('opd', 'dmd')):
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd'):
             pass
-            if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
+            yield '  # DiffusionOPD\'s schema: the teacher\'s weights and the datasets it is distilled on.\n  teachers:\n    - path: "'
+            yield str(('toy:seed=7' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else str_join(('<path of the ', (undefined(name='model_type') if l_0_model_type is missing else l_0_model_type), ' teacher LoRA>', ))))
+            yield '"\n      applicable_datasets: ['
+            yield str((undefined(name='dataset_name') if l_0_dataset_name is missing else l_0_dataset_name))
+            yield ']\n  teacher_param_device: '
+            yield str(('cpu' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else 'cuda'))
+            yield '\n  timestep_range: 0.99\n  loss_target: xt\n  self_normalize: false\n'
+        if ((undefined(name='family') if l_0_family is missing else l_0_family) == 'dmd'):
+            pass
+            yield '  # The real score: a frozen teacher snapshot'
+            if (undefined(name='toy') if l_0_toy is missing else l_0_toy):
                 pass
-                yield '  # The real score: a frozen teacher snapshot'
-                if (undefined(name='toy') if l_0_toy is missing else l_0_toy):
-                    pass
-                    yield ' (toy:teacher: the toy model trained by flow matching)'
-                yield '.\n  teacher_path: "'
-                yield str(('toy:teacher' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else str_join(('<path of the ', (undefined(name='model_type') if l_0_model_type is missing else l_0_model_type), ' teacher checkpoint>', ))))
-                yield '"\n'
-            else:
-                pass
-                yield '  teacher_path: "'
-                yield str(('toy:seed=7' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else str_join(('<path of the ', (undefined(name='model_type') if l_0_model_type is missing else l_0_model_type), ' teacher checkpoint>', ))))
-                yield '"\n'
-            yield '  teacher_param_device: '
+                yield ' (toy:teacher: the toy model trained by flow matching)'
+            yield '.\n  teacher_path: "'
+            yield str(('toy:teacher' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else str_join(('<path of the ', (undefined(name='model_type') if l_0_model_type is missing else l_0_model_type), ' teacher checkpoint>', ))))
+            yield '"\n  teacher_param_device: '
             yield str(('cpu' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else 'cuda'))
             yield '\n  objective_guidance_scale: '
             yield str(('null' if (undefined(name='toy') if l_0_toy is missing else l_0_toy) else '4.5'))
@@ -357,7 +384,7 @@ def root(context, missing=missing):
             else:
                 pass
                 yield '    learning_rate: '
-                yield str(environment.getitem({'sft': '1.0e-2', 'record': '1.0e-2', 'offline_dpo': '2.0e-3', 'grpo': '1.0e-2', 'awm': '1.0e-2', 'opd': '1.0e-2', 'dmd': '1.0e-2'}, (undefined(name='family') if l_0_family is missing else l_0_family)))
+                yield str(environment.getitem({'sft': '1.0e-2', 'record': '1.0e-2', 'offline_dpo': '2.0e-3', 'grpo': '1.0e-2', 'awm': '3.0e-3', 'opd': '1.0e-2', 'dmd': '1.0e-2'}, (undefined(name='family') if l_0_family is missing else l_0_family)))
                 yield '\n'
         else:
             pass
@@ -368,4 +395,4 @@ def root(context, missing=missing):
     l_1_loop = l_1_role = missing
 
 blocks = {}
-debug_info = '2=63&3=66&4=69&5=72&6=75&7=77&8=80&9=82&11=87&13=91&14=99&15=103&16=106&18=115&19=118&22=120&27=124&30=126&31=128&33=133&34=135&37=137&42=141&43=145&48=151&49=153&50=156&51=158&54=164&56=167&57=169&58=173&60=178&61=181&62=183&65=185&69=189&70=191&71=194&73=196&74=199&75=201&76=203&77=205&79=207&80=210&83=215&84=217&85=219&86=221&87=223&91=229&94=232&95=234&96=236&100=239&102=241&105=244&106=247&108=249&109=252&111=254&114=256&115=258&116=261&117=265&119=270&121=273&122=275&125=277&131=283&135=287&136=291&139=297&140=299&143=302&145=305&146=307&149=310&150=314&155=320&157=324&159=327&160=329&161=331&173=337&174=340&175=342&181=346&182=350&184=352&185=354&189=360&192=365'
+debug_info = '2=65&3=68&4=71&5=74&6=77&7=79&8=82&9=84&11=89&13=93&14=101&15=105&16=108&18=117&19=120&21=122&22=126&25=141&30=145&33=147&34=149&36=154&37=156&40=158&45=162&46=166&51=172&52=174&53=177&54=179&57=185&59=188&60=190&61=194&63=199&64=202&65=204&68=206&72=210&73=212&74=215&76=217&77=220&78=222&79=224&80=226&82=228&83=231&84=233&85=236&86=238&90=244&91=246&92=248&93=250&94=252&98=258&101=261&102=263&103=265&107=268&109=270&110=273&112=275&113=278&115=280&118=282&121=285&122=287&123=289&128=291&129=294&130=298&131=300&132=302&135=304&141=310&145=314&146=318&149=324&150=326&153=329&155=332&156=334&159=337&160=341&165=347&167=351&169=354&170=356&171=358&183=364&184=367&185=369&191=373&192=377&194=379&195=381&199=387&202=392'
