@@ -79,8 +79,8 @@ def test_dynamics_ode_and_sde_are_enforced_by_the_trainer():
     ode = render_all(make_context("my-algo", **{**KTO, "dynamics": "ode"}))["trainer"]
     sde = render_all(make_context("my-algo", **{**KTO, "dynamics": "sde"}))["trainer"]
     anything = render_all(make_context("my-algo", **KTO))["trainer"]
-    assert 'if dynamics != "ODE":' in ode
-    assert 'if dynamics not in ("Flow-SDE", "Dance-SDE", "CPS"):' in sde
+    assert 'needed = ("ODE",)' in ode and "if dynamics not in needed:" in ode
+    assert 'needed = ("Flow-SDE", "Dance-SDE", "CPS")' in sde
     assert "_validate_paradigm_dynamics" not in anything
 
 
@@ -140,6 +140,8 @@ def test_a_record_without_a_direction_has_record_invariants_not_sfts():
 RUFF = [sys.executable, "-m", "ruff", "check", "--output-format", "concise"]
 CASES = {
     **{case: flags for case, flags in FAMILY_FLAGS.items()},
+    "kto_one_field": ["--acquisition", "dataset", "--supervision", "record:Judged(label:bool)",
+                      "--direction", "label", "--ownership", "snapshots"],
     "kto_fields": ["--acquisition", "dataset", "--supervision",
                    "record:Judged(label:bool, weight:float, tag:str, n:int)", "--direction",
                    "label"],
@@ -189,3 +191,13 @@ def test_generated_code_passes_the_rules_ffgen_holds_it_to(generated):
     run = subprocess.run([*PROJECT_RUFF, *created], cwd=root, capture_output=True, text=True,
                          check=False)
     assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_generated_code_is_ruff_formatted(generated):
+    """Rule: ... and reads as ``ruff format`` at line length 100 writes it (typed records with one
+    or several fields included)."""
+    root, created = generated
+    run = subprocess.run([sys.executable, "-m", "ruff", "format", "--check", "--isolated",
+                          "--line-length", "100", *created], cwd=root, capture_output=True,
+                         text=True, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-1000:]

@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 7a731131d765be08e42be00e0413594a13bf3d80d47b8f16c7eb935f3e69a0da'
+STAMP = 'templates sha256 aa3bac3026e37333d35406fd828ba427b0942e18f998e3908a126d18f7fcd771'

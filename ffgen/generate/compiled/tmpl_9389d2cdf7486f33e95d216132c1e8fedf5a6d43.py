@@ -111,7 +111,38 @@ def root(context, missing=missing):
         if (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
             pass
             t_7.append(
-                '\n# The tensor type of each declared field type (a str field stays a tuple of texts).\n_FIELD_DTYPES = {bool: torch.bool, int: torch.long, float: torch.float32}\n',
+                "\n# The record's declared fields and their types, each read from a row's metadata under its name.\n",
+            )
+            if (t_1((undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields)) == 1):
+                pass
+                t_7.extend((
+                    '_RECORD_FIELDS = (("',
+                    str(environment.getitem(environment.getitem((undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields), 0), 0)),
+                    '", ',
+                    str(environment.getitem(environment.getitem((undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields), 0), 1)),
+                    '),)\n',
+                ))
+            else:
+                pass
+                t_7.append(
+                    '_RECORD_FIELDS = (\n',
+                )
+                for (l_2_name, l_2_kind) in (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
+                    _loop_vars = {}
+                    pass
+                    t_7.extend((
+                        '    ("',
+                        str(l_2_name),
+                        '", ',
+                        str(l_2_kind),
+                        '),\n',
+                    ))
+                l_2_name = l_2_kind = missing
+                t_7.append(
+                    ')\n',
+                )
+            t_7.append(
+                '# The tensor type of each declared field type (a str field stays a tuple of texts).\n_FIELD_DTYPES = {bool: torch.bool, int: torch.long, float: torch.float32}\n',
             )
         t_7.extend((
             '\n\n@dataclass(frozen=True)\nclass ',
@@ -171,34 +202,12 @@ def root(context, missing=missing):
             ))
         l_2_name = l_2_kind = missing
         t_7.append(
-            '    negative_prompt: str | None = None\n    input_media: tuple[MediaAsset, ...] = ()\n    metadata: Mapping[str, Any] = field(default_factory=dict)\n',
+            '    negative_prompt: str | None = None\n    input_media: tuple[MediaAsset, ...] = ()\n    metadata: Mapping[str, Any] = field(default_factory=dict)\n\n    def __post_init__(self) -> None:\n        """Validate the typed fields; freeze the media tuples and the metadata."""\n        name = type(self).__name__\n        for attribute in ("record_id", "source"):\n            value = getattr(self, attribute)\n            if not isinstance(value, str) or not value:\n                raise ValueError(f"{name}.{attribute} must be a non-empty str, received {value!r}")\n        if not isinstance(self.prompt, str):\n            raise TypeError(f"{name}.prompt must be a str, received {type(self.prompt).__name__}")\n        if self.negative_prompt is not None and not isinstance(self.negative_prompt, str):\n            raise TypeError(\n                f"{name}.negative_prompt must be a str or None, "\n                f"received {type(self.negative_prompt).__name__}"\n            )\n        target_media = tuple(self.target_media)\n        if not target_media:\n            raise ValueError(\n                f"{name} {self.record_id!r} needs at least one target media, received none"\n            )\n        for index, media in enumerate(target_media):\n            if not isinstance(media, DecodedMedia):\n                raise TypeError(\n                    f"{name}.target_media[{index}] must be a DecodedMedia, "\n                    f"received {type(media).__name__}"\n                )\n',
         )
         if (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
             pass
             t_7.append(
-                "    # The declared fields and their types, each read from a row's metadata under its name.\n    FIELDS: ClassVar[tuple[tuple[str, type], ...]] = (\n",
-            )
-            for (l_2_name, l_2_kind) in (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
-                _loop_vars = {}
-                pass
-                t_7.extend((
-                    '        ("',
-                    str(l_2_name),
-                    '", ',
-                    str(l_2_kind),
-                    '),\n',
-                ))
-            l_2_name = l_2_kind = missing
-            t_7.append(
-                '    )\n',
-            )
-        t_7.append(
-            '\n    def __post_init__(self) -> None:\n        """Validate the typed fields; freeze the media tuples and the metadata."""\n        name = type(self).__name__\n        for attribute in ("record_id", "source"):\n            value = getattr(self, attribute)\n            if not isinstance(value, str) or not value:\n                raise ValueError(f"{name}.{attribute} must be a non-empty str, received {value!r}")\n        if not isinstance(self.prompt, str):\n            raise TypeError(f"{name}.prompt must be a str, received {type(self.prompt).__name__}")\n        if self.negative_prompt is not None and not isinstance(self.negative_prompt, str):\n            raise TypeError(\n                f"{name}.negative_prompt must be a str or None, "\n                f"received {type(self.negative_prompt).__name__}"\n            )\n        target_media = tuple(self.target_media)\n        if not target_media:\n            raise ValueError(\n                f"{name} {self.record_id!r} needs at least one target media, received none"\n            )\n        for index, media in enumerate(target_media):\n            if not isinstance(media, DecodedMedia):\n                raise TypeError(\n                    f"{name}.target_media[{index}] must be a DecodedMedia, "\n                    f"received {type(media).__name__}"\n                )\n',
-        )
-        if (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
-            pass
-            t_7.append(
-                '        for attribute, kind in self.FIELDS:\n            value = _typed_field(getattr(self, attribute), kind, f"{name}.{attribute}")\n            object.__setattr__(self, attribute, value)\n',
+                '        for attribute, kind in _RECORD_FIELDS:\n            value = _typed_field(getattr(self, attribute), kind, f"{name}.{attribute}")\n            object.__setattr__(self, attribute, value)\n',
             )
         t_7.extend((
             '        if not isinstance(self.metadata, Mapping):\n            raise TypeError(\n                f"{name}.metadata must be a mapping, received {type(self.metadata).__name__}"\n            )\n        object.__setattr__(self, "target_media", target_media)\n        object.__setattr__(self, "input_media", tuple(self.input_media))\n        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))\n\n    @classmethod\n    def from_batch(cls, batch: OfflineBatch) -> tuple["',
@@ -210,7 +219,7 @@ def root(context, missing=missing):
         if (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
             pass
             t_7.append(
-                '                    **_declared_fields(cls.FIELDS, metadata, record_id),\n',
+                '                    **_declared_fields(_RECORD_FIELDS, metadata, record_id),\n',
             )
         t_7.extend((
             '                    negative_prompt=model_input.negative_prompt,\n                    input_media=tuple(model_input.media),\n                    metadata=metadata,\n                )\n            )\n        return tuple(records)\n\n\n@dataclass(frozen=True)\nclass ',
@@ -302,11 +311,9 @@ def root(context, missing=missing):
         )
         if (undefined(name='record_fields') if l_1_record_fields is missing else l_1_record_fields):
             pass
-            t_7.extend((
-                '        values: dict[str, Any] = {}\n        for attribute, kind in ',
-                str((undefined(name='record_type') if l_1_record_type is missing else l_1_record_type)),
-                '.FIELDS:\n            column = [getattr(record, attribute) for record in records]\n            if kind is str:\n                values[attribute] = tuple(column)\n            else:\n                values[attribute] = torch.tensor(column, dtype=_FIELD_DTYPES[kind], device=device)\n        return cls(records=records, **values)\n',
-            ))
+            t_7.append(
+                '        values: dict[str, Any] = {}\n        for attribute, kind in _RECORD_FIELDS:\n            column = [getattr(record, attribute) for record in records]\n            if kind is str:\n                values[attribute] = tuple(column)\n            else:\n                values[attribute] = torch.tensor(column, dtype=_FIELD_DTYPES[kind], device=device)\n        return cls(records=records, **values)\n',
+            )
         else:
             pass
             t_7.append(
@@ -355,4 +362,4 @@ def root(context, missing=missing):
     context.vars['module_helpers'] = l_0_module_helpers = Macro(environment, macro, 'module_helpers', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=18&5=29&6=42&7=48&8=65&9=71&20=80&24=83&25=86&35=92&38=103&39=110&40=111&48=118&51=120&56=123&58=132&67=138&68=144&79=162&80=167&85=176&88=181&89=186&119=198&133=205&148=207&172=210&184=217&187=220&188=226&192=232&193=236&194=240&196=249&201=267&202=270&203=275&207=284&208=285&209=288&212=295&213=297&224=303&226=307&238=318&239=324&244=330&245=332&260=335&262=344&263=348'
+debug_info = '4=18&5=29&6=42&7=48&8=65&9=71&20=80&24=83&25=86&35=92&38=103&39=110&40=111&43=116&44=120&47=130&48=135&58=149&61=151&66=154&68=163&77=169&78=175&89=193&90=198&121=207&135=214&150=216&174=219&186=226&189=229&190=235&194=241&195=245&196=249&198=258&203=276&204=279&205=284&209=293&210=294&211=297&214=304&215=306&226=312&240=325&241=331&246=337&247=339&262=342&264=351&265=355'

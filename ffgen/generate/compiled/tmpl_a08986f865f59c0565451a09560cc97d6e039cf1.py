@@ -67,16 +67,16 @@ def root(context, missing=missing):
         yield "Supervised flow matching on demonstrations: the policy's velocity regresses the flow-matching\ntarget ``noise - x0`` of each dataset target, averaged over ``num_train_timesteps`` noise levels.\n"
     elif (undefined(name='kto') if l_0_kto is missing else l_0_kto):
         pass
-        yield 'KTO-like objective on typed records read from V2 JSONL (``'
+        yield 'KTO-like objective on typed records read from V2 JSONL, each a ``'
         yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
-        yield "``): each record's\nflow-matching error is scored against a frozen reference snapshot, scaled by ``beta``;\n``"
+        yield "``:\neach record's flow-matching error is scored against a frozen reference snapshot, scaled by\n``beta``; ``"
         yield str((undefined(name='direction') if l_0_direction is missing else l_0_direction))
-        yield '`` says whether a record is desirable (pulled toward its target) or not (pushed\naway from it).\n'
+        yield '`` says whether a record is desirable (pulled toward its target) or\nnot (pushed away from it).\n'
     elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'record'):
         pass
-        yield 'Flow matching on typed records read from V2 JSONL (``'
+        yield 'Flow matching on typed records read from V2 JSONL, each a ``'
         yield str((undefined(name='record_type') if l_0_record_type is missing else l_0_record_type))
-        yield "``): the policy's velocity\nregresses the flow-matching target of each record's target media.\n"
+        yield "``:\nthe policy's velocity regresses the flow-matching target of each record's target media.\n"
     elif ((undefined(name='family') if l_0_family is missing else l_0_family) == 'offline_dpo'):
         pass
         yield 'Diffusion-DPO on preference pairs against a frozen reference snapshot, scaled by ``beta``.\n'

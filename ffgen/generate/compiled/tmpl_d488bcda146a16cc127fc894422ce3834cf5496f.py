@@ -140,16 +140,9 @@ def root(context, missing=missing):
         yield str((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics))
         yield '``):\n        '
         yield str(('deterministic ODE sampling' if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode') else 'stochastic SDE sampling'))
-        yield '."""\n        super()._validate_paradigm_dynamics()\n        dynamics = self.config.scheduler_args.dynamics_type\n'
-        if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode'):
-            pass
-            yield '        if dynamics != "ODE":\n'
-        else:
-            pass
-            yield '        if dynamics not in ("Flow-SDE", "Dance-SDE", "CPS"):\n'
-        yield '            raise ValueError(\n                f"{type(self).__name__} needs scheduler.dynamics_type "\n                f"'
-        yield str(('ODE' if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode') else 'Flow-SDE, Dance-SDE or CPS'))
-        yield ', received {dynamics!r}"\n            )\n'
+        yield '."""\n        super()._validate_paradigm_dynamics()\n        dynamics = self.config.scheduler_args.dynamics_type\n        needed = '
+        yield str(('("ODE",)' if ((undefined(name='dynamics') if l_0_dynamics is missing else l_0_dynamics) == 'ode') else '("Flow-SDE", "Dance-SDE", "CPS")'))
+        yield '\n        if dynamics not in needed:\n            raise ValueError(\n                f"{type(self).__name__} needs a scheduler.dynamics_type of {needed}, "\n                f"received {dynamics!r}"\n            )\n'
     if (undefined(name='multi_role') if l_0_multi_role is missing else l_0_multi_role):
         pass
         yield '\n    @property\n    def primary_role(self) -> str:\n        """The primary role: the first required trainable role (it owns the base routes).\n\n        Every role is a live component variant the framework declares and checkpoints (its\n        multi-role child)'
@@ -182,4 +175,4 @@ def root(context, missing=missing):
     yield str(context.call(environment.getattr((undefined(name='fam') if l_0_fam is missing else l_0_fam), 'module_helpers')))
 
 blocks = {}
-debug_info = '2=54&5=58&6=59&7=60&8=63&10=69&11=71&15=77&16=79&17=83&19=85&23=87&28=89&31=92&36=94&37=97&38=100&39=102&42=107&43=111&47=115&49=117&50=119&52=121&55=123&56=127&57=129&63=131&68=134&69=135&71=137&75=140&76=142&79=144&86=151&89=153&96=156&98=162&112=165&122=167&128=169&175=172&214=176&224=179&250=182'
+debug_info = '2=54&5=58&6=59&7=60&8=63&10=69&11=71&15=77&16=79&17=83&19=85&23=87&28=89&31=92&36=94&37=97&38=100&39=102&42=107&43=111&47=115&49=117&50=119&52=121&55=123&56=127&57=129&63=131&68=134&69=135&71=137&75=140&76=142&79=144&86=146&93=149&95=155&109=158&119=160&125=162&172=165&211=169&221=172&247=175'

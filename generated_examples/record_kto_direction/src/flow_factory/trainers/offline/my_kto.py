@@ -54,6 +54,8 @@ from ..forward_process import forward_velocity_state
 
 __all__ = ["Judged", "JudgedBatch", "MyKTOTrainer"]
 
+# The record's declared fields and their types, each read from a row's metadata under its name.
+_RECORD_FIELDS = (("label", bool),)
 # The tensor type of each declared field type (a str field stays a tuple of texts).
 _FIELD_DTYPES = {bool: torch.bool, int: torch.long, float: torch.float32}
 
@@ -89,10 +91,6 @@ class Judged:
     negative_prompt: str | None = None
     input_media: tuple[MediaAsset, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    # The declared fields and their types, each read from a row's metadata under its name.
-    FIELDS: ClassVar[tuple[tuple[str, type], ...]] = (
-        ("label", bool),
-    )
 
     def __post_init__(self) -> None:
         """Validate the typed fields; freeze the media tuples and the metadata."""
@@ -119,7 +117,7 @@ class Judged:
                     f"{name}.target_media[{index}] must be a DecodedMedia, "
                     f"received {type(media).__name__}"
                 )
-        for attribute, kind in self.FIELDS:
+        for attribute, kind in _RECORD_FIELDS:
             value = _typed_field(getattr(self, attribute), kind, f"{name}.{attribute}")
             object.__setattr__(self, attribute, value)
         if not isinstance(self.metadata, Mapping):
@@ -170,7 +168,7 @@ class Judged:
                     source=source,
                     prompt=model_input.prompt,
                     target_media=tuple(target_media),
-                    **_declared_fields(cls.FIELDS, metadata, record_id),
+                    **_declared_fields(_RECORD_FIELDS, metadata, record_id),
                     negative_prompt=model_input.negative_prompt,
                     input_media=tuple(model_input.media),
                     metadata=metadata,
@@ -206,7 +204,7 @@ class JudgedBatch:
             The batch view the objective reads.
         """
         values: dict[str, Any] = {}
-        for attribute, kind in Judged.FIELDS:
+        for attribute, kind in _RECORD_FIELDS:
             column = [getattr(record, attribute) for record in records]
             if kind is str:
                 values[attribute] = tuple(column)
