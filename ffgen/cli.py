@@ -309,13 +309,17 @@ def param_remove(
     names: list[str] = typer.Argument(..., metavar="NAME...", help="Params to remove."),
     checkout: Path | None = _CHECKOUT,
     dry_run: bool = _PARAM_DRY_RUN,
+    force: bool = typer.Option(
+        False, "--force", help="Remove a param the code still reads (the reads are listed)."
+    ),
     fmt: str = _PARAM_FORMAT,
     debug: bool = _DEBUG,
 ) -> None:
     """Remove hyperparameters that `param add` or `new --param` added."""
     from ffgen.lifecycle.params import run_param
 
-    _run(debug, lambda: run_param(checkout, key, remove=names, dry_run=dry_run, fmt=fmt))
+    _run(debug, lambda: run_param(checkout, key, remove=names, dry_run=dry_run, fmt=fmt,
+                                  force=force))
 
 
 def app_code() -> int:

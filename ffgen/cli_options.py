@@ -53,13 +53,13 @@ _ModelType = Annotated[_Text, _opt("TYPE", "Model type for the example config.")
 _Finetune = Annotated[_Text, _opt("lora|full", "Fine-tuning of the example config.")]
 _Category = Annotated[_Text, _opt("DIR", "Trainer folder (default from answers).")]
 _ClassName = Annotated[_Text, _opt("STEM", "Class stem, e.g. GRPOX for acronyms.")]
-_PARAM_SPEC = "NAME:TYPE=DEFAULT[:CONSTRAINT]"
+_PARAM_SPEC = "NAME:TYPE=DEFAULT[:CONSTRAINT[:HELP]]"
 _Param = Annotated[
     list[str] | None,
     _opt(
         _PARAM_SPEC,
         "A hyperparameter of the arguments class (repeatable); TYPE float|int|bool|str, "
-        "CONSTRAINT >=X, >X, <=X, <X, 'in (A, B]' or a|b.",
+        "CONSTRAINT >=X, >X, <=X, <X, 'in (A, B]' or a|b; HELP the field's help text.",
         "--param",
     ),
 ]

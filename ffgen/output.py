@@ -114,16 +114,39 @@ def _plain(obj: object) -> str | None:
     return None if "[" in text else text
 
 
+# ffgen's own records (answers, compressed renders): a line each, never a diff (a base is
+# hundreds of lines of base85 no one reads).
+RECORD_DIR = ".ffgen/"
+
+
+def is_record(path: str) -> bool:
+    return path.startswith(RECORD_DIR)
+
+
+def record_size(change) -> int:
+    """The record file's size in bytes after the change (before it, for a deletion)."""
+    text = change.old if change.status is Status.DELETE else change.new
+    return len((text or "").encode("utf-8"))
+
+
+def _size_text(size: int) -> str:
+    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KB"
+
+
 def show_changes(console: Console, plan: Plan, *, diffs: bool) -> None:
-    """One line per file (status, path, the reason where there is one), then the diffs."""
+    """One line per file (status, path, the reason where there is one; a record's size), then
+    the diffs of everything but the records."""
     for change in plan.changes:
         style = _STYLE[change.status]
-        note = f" [dim]({change.note})[/dim]" if change.note else ""
+        notes = [change.note] if change.note else []
+        if is_record(change.path):
+            notes.append(f"ffgen record, {_size_text(record_size(change))}")
+        note = f" [dim]({'; '.join(notes)})[/dim]" if notes else ""
         console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}{note}")
     if diffs:
         shown = (Status.CREATE, Status.UPDATE, Status.CONFLICT, Status.DELETE)
         for change in plan.changes:
-            if change.status in shown:
+            if change.status in shown and not is_record(change.path):
                 print_diff(console, change.diff())
 
 
@@ -179,8 +202,12 @@ def print_plain_json(data: object) -> None:
     print(json.dumps(data, indent=2))
 
 
-def files_json(plan: Plan) -> list[dict[str, str]]:
+def files_json(plan: Plan) -> list[dict[str, object]]:
+    """Each file's change; an ffgen record's as its size instead of its diff."""
     return [
+        {"path": ch.path, "status": ch.status.value, "note": ch.note, "diff": "",
+         "size": record_size(ch)}
+        if is_record(ch.path) else
         {"path": ch.path, "status": ch.status.value, "note": ch.note, "diff": ch.diff()}
         for ch in plan.changes
     ]

@@ -1,4 +1,5 @@
-"""Hyperparameters an algorithm adds to its arguments class: ``NAME:TYPE=DEFAULT[:CONSTRAINT]``.
+"""Hyperparameters an algorithm adds to its arguments class:
+``NAME:TYPE=DEFAULT[:CONSTRAINT[:HELP]]``.
 
 ``ffgen new --param`` and ``ffgen param add`` take one spec each; the record keeps them, one per
 line, in the canonical form :func:`str` gives, so a replay parses back the very same params.
@@ -19,6 +20,7 @@ KINDS = ("float", "int", "bool", "str")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 MAX_NAME = 32  # longer names no longer fit the generated checks' lines
 MAX_TEXT = 60  # a string default or choice list longer than this does not fit a field's line
+MAX_HELP = 200  # a help text is a sentence or two, not the docs
 CHOICE_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # A string default stays printable ASCII without the characters that would need escaping in
 # Python, YAML or the docs' table.
@@ -26,7 +28,7 @@ _TEXT_RE = re.compile(r'^[ !#-\[\]-_a-{}~]*$')
 # Names the generated class already gives a meaning (the base classes' are checked against the
 # checkout when the plan is made).
 RESERVED = ("trainer_type", "execution_contract", "extra_kwargs")
-SYNTAX = "NAME:TYPE=DEFAULT[:CONSTRAINT], e.g. margin:float=0.1:'>=0'"
+SYNTAX = "NAME:TYPE=DEFAULT[:CONSTRAINT[:HELP]], e.g. 'margin:float=0.1:>=0:Margin of the loss'"
 CONSTRAINTS = "'>=X', '>X', '<=X', '<X', 'in (A, B]' or choices 'a|b'"
 _INTERVAL_RE = re.compile(r"^in\s*([\[(])\s*([^,]+?)\s*,\s*([^\])]+?)\s*([\])])$")
 
@@ -73,14 +75,18 @@ class ParamSpec:
     default: Value
     bounds: Bounds | None = None
     choices: tuple[int | str, ...] = ()
+    help: str = ""  # what the field means, as the user wrote it ("": ffgen's generic text)
 
     def __str__(self) -> str:
         text = f"{self.name}:{self.kind}={value_text(self.default)}"
+        constraint = ""
         if self.bounds is not None:
-            return f"{text}:{self.bounds.text()}"
-        if self.choices:
-            return f"{text}:{'|'.join(str(c) for c in self.choices)}"
-        return text
+            constraint = self.bounds.text()
+        elif self.choices:
+            constraint = "|".join(str(c) for c in self.choices)
+        if self.help:
+            return f"{text}:{constraint}:{self.help}"
+        return f"{text}:{constraint}" if constraint else text
 
     def describe(self) -> str:
         """What a valid value is, for messages, help and docs: ``a finite float >= 0``."""
@@ -144,10 +150,10 @@ def parse_param(text: str, where: str = "--param") -> ParamSpec:
         raise fail(f"type {kind!r} is not one of {', '.join(KINDS)}; write {SYNTAX}")
     if not sep:
         raise fail(f"no '=DEFAULT' after the type; write {SYNTAX}")
-    default_text, constraint_text = _split_constraint(kind, value)
+    default_text, constraint_text, help_text = _split_constraint(kind, value)
     default = parse_value(kind, default_text, fail)
     bounds, choices = parse_constraint(kind, constraint_text, fail)
-    param = ParamSpec(name.strip(), kind, default, bounds, choices)
+    param = ParamSpec(name.strip(), kind, default, bounds, choices, check_help(help_text, fail))
     if not admits(param, default):
         raise fail(f"the default {value_text(default)} is not {param.describe()}; "
                    "change the default or the constraint")
@@ -165,16 +171,30 @@ def check_name(name: str, fail) -> None:
         raise fail(f"name {name!r} is already a field of every arguments class; choose another")
 
 
-def _split_constraint(kind: str, value: str) -> tuple[str, str]:
-    """DEFAULT and CONSTRAINT: a string's default may hold ':' (``toy:seed=7``), so for a string
-    only a tail that reads as choices is a constraint."""
+def _split_constraint(kind: str, value: str) -> tuple[str, str, str]:
+    """DEFAULT, CONSTRAINT and HELP. The help is everything after the third ':' (it may hold
+    ':' itself). A string's default may hold ':' too (``toy:seed=7``), so for a string the
+    default ends at the first part that is empty or reads as a constraint."""
     if kind != "str":
-        default, _, constraint = value.partition(":")
-        return default.strip(), constraint.strip()
-    head, sep, tail = value.rpartition(":")
-    if sep and _looks_like_constraint(tail.strip()):
-        return head, tail.strip()
-    return value, ""
+        default, _, rest = value.partition(":")
+        constraint, _, help_text = rest.partition(":")
+        return default.strip(), constraint.strip(), help_text
+    parts = value.split(":")
+    for at in range(1, len(parts)):
+        if not parts[at].strip() or _looks_like_constraint(parts[at].strip()):
+            return ":".join(parts[:at]), parts[at].strip(), ":".join(parts[at + 1 :])
+    return value, "", ""
+
+
+def check_help(text: str, fail) -> str:
+    """The help text as the field, the docs and the tests carry it: one printable line. The
+    generated field writes it in a plain double-quoted literal, so it holds no '"' or '\\'
+    (the Markdown row escapes '|' itself)."""
+    text = text.strip()
+    if not text.isprintable() or '"' in text or "\\" in text or len(text) > MAX_HELP:
+        raise fail(f"the help text must be printable, on one line, without '\"' or '\\', at "
+                   f"most {MAX_HELP} characters (write ' for a quote)")
+    return text
 
 
 def _looks_like_constraint(text: str) -> bool:

@@ -75,8 +75,13 @@ def _indent_of(line: str) -> int:
 # -- the docs section ------------------------------------------------------------------------
 
 
+TABLE_HEAD = ("| Field | Default | Meaning |\n", "|---|---|---|\n")
+
+
 def add_doc_row(section: str, name: str, row: str) -> str:
     lines = section.splitlines(keepends=True)
+    if _table_lines(lines) is None and _heading(lines) is not None:
+        return _with_new_table(lines, row)  # a copy's section: its own fields have no table
     first, last = _table(lines, name)
     if _row_index(lines, first, last, name) is not None:
         return section
@@ -93,6 +98,31 @@ def remove_doc_row(section: str, name: str) -> str:
     if at is None:
         return section
     del lines[at]
+    emptied = last - first == 2 and tuple(lines[first : first + 2]) == TABLE_HEAD
+    if emptied and first > 0 and not lines[first - 1].strip():
+        del lines[first - 1 : first + 2]  # its last row: the table goes, as a render without
+    return "".join(lines)
+
+
+def _heading(lines: list[str]) -> int | None:
+    return next((i for i, line in enumerate(lines) if line.startswith(TABLE_HEADING)), None)
+
+
+def _table_lines(lines: list[str]) -> int | None:
+    heading = _heading(lines)
+    start = heading + 1 if heading is not None else len(lines)
+    return next((i for i in range(start, len(lines)) if lines[i].startswith("|")), None)
+
+
+def _with_new_table(lines: list[str], row: str) -> str:
+    """The table (head and ``row``) after the paragraph the parameters heading opens, where the
+    docs template renders it for a copy with params."""
+    end = _heading(lines) or 0
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    if end and not lines[end - 1].endswith("\n"):
+        lines[end - 1] += "\n"
+    lines[end:end] = ["\n", *TABLE_HEAD, row + "\n"]
     return "".join(lines)
 
 

@@ -8,7 +8,7 @@ from ffgen.checkout.style import DEFAULT_STYLE
 from ffgen.classify.model import Classification, Dynamics, Feedback, Ownership, Paradigm
 from ffgen.classify.names import AlgorithmNames
 from ffgen.classify.rules import has_direction, role_cadences
-from ffgen.generate.param_code import ParamView, param_rows, param_views
+from ffgen.generate.param_code import ParamView, help_rows, param_rows, param_views
 from ffgen.record import fields_of, record
 
 
@@ -63,6 +63,7 @@ class RenderContext:
     params_use_math: bool  # a param's checks use ``math.inf``
     param_rejected: tuple[tuple[str, str, str], ...]  # (name, Python literal, error) to refuse
     param_defaults: tuple[tuple[str, str], ...]  # (name, Python literal of the default)
+    param_helps: tuple[str, ...]  # the arguments test's (name, help) rows, laid out
     # checkout capabilities
     teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
     # the training-arguments module defining TeacherConfig ("" where the checkout has none)
@@ -80,6 +81,7 @@ class RenderContext:
     source_kind: str = ""  # "generated" | "handwritten": whether ffgen generated the source
     source_trainer: str = ""  # the source's trainer class
     source_hook: str = ""  # the objective hook an ``--extends`` child overrides
+    source_parent: str = ""  # a ``--like`` source's parent trainer (a strict extension's)
     # the checkout's code style (ffgen.checkout.style): every rendered module follows it
     license_header: str = ""  # the comment block the checkout's modules open with
     generics: str = "builtin"  # "typing" (Dict, Optional) or "builtin" (dict, X | None)
@@ -169,6 +171,7 @@ def _param_fields(c: Classification) -> dict[str, object]:
         params_use_math=any(v.uses_math for v in views),
         param_rejected=rejected,
         param_defaults=defaults,
+        param_helps=help_rows(c.answers.params),
     )
 
 

@@ -78,7 +78,7 @@ def prepare_new(
     check_example_choices(classification, facts)
     ctx = build_context(names, classification, hints)
     check_params(view, ctx)
-    inputs = _like_inputs(view, like, ctx)
+    inputs = _like_inputs(view, like, ctx, console if req.fmt == "text" else None)
     plan = build_plan(
         view, facts, names, classification, inputs.ctx if inputs else ctx, force=req.force,
         source=inputs.source if inputs else None, copied=inputs.files if inputs else None,
@@ -102,11 +102,16 @@ def _like_source(view, req: NewRequest, facts: CheckoutFacts, console: Console, 
     return source, answers
 
 
-def _like_inputs(view, like, ctx):
+def _like_inputs(view, like, ctx, console: Console | None):
+    """The copy's inputs; on a text run, one line where the example starts elsewhere."""
     if not like:
         return None
     from ffgen.generate.like import like_inputs
+    from ffgen.generate.like.answers import example_note
 
+    note = example_note(like[0], ctx.model_type, ctx.finetune_type, ctx.base_example)
+    if note and console is not None:
+        console.print(f"[dim]{note}[/dim]", highlight=False)
     return like_inputs(view, like[0], ctx)
 
 
@@ -163,10 +168,18 @@ def _show_and_write_new(
             print_plain_json({**data, "dry_run": req.dry_run, "written": False})
         raise RefusedError(conflict_message(CheckoutView(root), plan))
     written = () if req.dry_run else apply_plan(root, plan)
+    steps = None
+    if not req.dry_run:
+        from ffgen.generate.next_steps import next_steps
+
+        steps = next_steps(root, plan, classification.category)
     if req.fmt == "json":
-        print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run})
-    elif not req.dry_run:
+        extra = {"next": steps.as_dict()} if steps is not None else {}
+        print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run, **extra})
+    elif steps is not None:
         console.print(f"{len(written)} file(s) written under {root}")
+        for line in steps.lines():
+            console.print(line, highlight=False)
     return EXIT_OK
 
 

@@ -46,11 +46,12 @@ def param_view(p: ParamSpec) -> ParamView:
         field=field_code(p),
         checks=check_code(p),
         yaml=yaml_value(p),
-        doc_row=f"| `{p.name}` | `{doc_value(p)}` | {help_text(p)} |",
+        doc_row=f"| `{p.name}` | `{doc_value(p)}` | {markdown_cell(help_text(p))} |",
         uses_math=p.kind == "float",
     )
-    too_long = [line for line in (view.field + "\n" + view.checks).splitlines()
-                if len(line) > WIDTH]
+    # The help text's lines are laid out to fit (a single word too long for a line stays whole).
+    code = view.field.splitlines()[:2] + view.checks.splitlines()
+    too_long = [line for line in code if len(line) > WIDTH]
     if too_long:
         raise UsageError(
             f"--param {str(p)!r}: its generated code would not fit {WIDTH} columns "
@@ -63,10 +64,38 @@ def param_view(p: ParamSpec) -> ParamView:
 
 
 def help_text(p: ParamSpec) -> str:
+    """The user's help text, else a generic one that names the allowed values."""
+    if p.help:
+        return p.help
     text = f"{HELP_PREFIX}: {p.describe()}."
     if len(f'{CHECK_INDENT}metadata={{"help": "{text}"}},') > WIDTH:
         return f"{HELP_PREFIX}; __post_init__ lists its allowed values."
     return text
+
+
+def markdown_cell(text: str) -> str:
+    """Text for one cell of a Markdown table: a '|' would end the cell."""
+    return text.replace("|", "\\|")
+
+
+def _metadata_lines(text: str) -> list[str]:
+    """``metadata={"help": ...},`` as ruff format lays it out: one line, else the dict split
+    with the text on its own line, else the text in implicitly joined parts that each fit
+    (split at spaces; a word too long for any line stays whole, as ruff leaves it)."""
+    one = f'{CHECK_INDENT}metadata={{"help": "{text}"}},'
+    if len(one) <= WIDTH:
+        return [one]
+    inner = CHECK_INDENT + "    "
+    parts: list[str] = []
+    line = f'{inner}"help": "'
+    for word in text.split(" "):
+        piece = word if line.endswith('"') else " " + word
+        if len(line) + len(piece) + 2 > WIDTH and not line.endswith('"'):
+            parts.append(line + ' "')  # the space ends this part, as the templates write it
+            line, piece = f'{inner}"', word
+        line += piece
+    parts.append(line + '"')
+    return [f"{CHECK_INDENT}metadata={{", *parts, f"{CHECK_INDENT}}},"]
 
 
 def annotation(p: ParamSpec) -> str:
@@ -79,7 +108,7 @@ def field_code(p: ParamSpec) -> str:
     return "\n".join((
         f"{FIELD_INDENT}{p.name}: {annotation(p)} = field(",
         f"{CHECK_INDENT}default={python_literal(p.default)},",
-        f'{CHECK_INDENT}metadata={{"help": "{help_text(p)}"}},',
+        *_metadata_lines(help_text(p)),
         f"{FIELD_INDENT})",
     ))
 
@@ -218,6 +247,23 @@ def param_rows(params: ParamSet | None) -> tuple[tuple[tuple[str, str, str], ...
     rejected = tuple((p.name, v, e) for p in items for v, e in rejected_values(p))
     defaults = tuple((p.name, python_literal(p.default)) for p in items)
     return rejected, defaults
+
+
+def help_rows(params: ParamSet | None) -> tuple[str, ...]:
+    """The arguments test's ``(name, help)`` rows of the params that carry their own help
+    text, each laid out as ruff format lays out a tuple in a list: one line, else one element
+    per line with a trailing comma."""
+    rows = []
+    for p in params.items if params else ():
+        if not p.help:
+            continue
+        one = f'{CHECK_INDENT}("{p.name}", "{p.help}"),'
+        if len(one) <= WIDTH:
+            rows.append(one)
+        else:
+            inner = CHECK_INDENT + "    "
+            rows.append(f'{CHECK_INDENT}(\n{inner}"{p.name}",\n{inner}"{p.help}",\n{CHECK_INDENT}),')
+    return tuple(rows)
 
 
 # -- the names the arguments class already has ------------------------------------------------

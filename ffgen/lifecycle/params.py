@@ -15,7 +15,6 @@ pending template change differ, as in any ``update``.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +57,7 @@ def run_param(
     dry_run: bool,
     fmt: str,
     console: Console | None = None,
+    force: bool = False,
 ) -> int:
     from ffgen.lifecycle.commands import TEXT_JSON, _check_format, _console, _show_and_apply
 
@@ -66,7 +66,8 @@ def run_param(
     root = find_root(checkout)
     verb = "param add" if add else "param remove"
     with holding(root, writes=not dry_run):
-        result, params = plan_param(CheckoutView(root), key, add=add, remove=remove)
+        planned = plan_param(CheckoutView(root), key, add=add, remove=remove, force=force)
+        result, params = planned.result, planned.params
         if result.conflicts:
             where = ", ".join(dict.fromkeys(c.path for c in result.conflicts))
             raise RefusedError(
@@ -75,14 +76,33 @@ def run_param(
                 f"`ffgen update {key}` first, then `ffgen {verb}` again"
             )
         listed = [str(p) for p in params.items] if params else []
-        return _show_and_apply(console, root, result.plan, verb, dry_run=dry_run, fmt=fmt,
-                               extra={"params": listed})
+        reads = [f"{r.path}:{r.line}" for r in planned.reads]
+        code = _show_and_apply(console, root, result.plan, verb, dry_run=dry_run, fmt=fmt,
+                               extra={"params": listed, "still_read": reads})
+        if planned.reads and fmt == "text":
+            console.print(
+                f"[yellow]--force: left reading a removed param:[/yellow] "
+                f"{'; '.join(r.describe() for r in planned.reads)} (AttributeError when it runs; "
+                "`ffgen verify` reports it as FF708)", highlight=False)
+        return code
+
+
+@dataclass(frozen=True, slots=True)
+class ParamPlan:
+    """What ``param add``/``param remove`` would do: the update, the params afterwards, and
+    (with ``--force``) the reads of a removed param the code keeps."""
+
+    result: UpdatePlan
+    params: ParamSet | None
+    reads: tuple = ()
 
 
 def plan_param(
-    view: CheckoutView, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = ()
-) -> tuple[UpdatePlan, ParamSet | None]:
-    """Every change ``param add``/``param remove`` would make, and the params afterwards."""
+    view: CheckoutView, key: str, *, add: Sequence[str] = (), remove: Sequence[str] = (),
+    force: bool = False,
+) -> ParamPlan:
+    """Every change ``param add``/``param remove`` would make, and the params afterwards; a
+    removal the code still reads is refused, naming each read, unless ``force``."""
     record = read_record(view, key)
     if record is None:
         raise RefusedError(
@@ -97,11 +117,27 @@ def plan_param(
         answers["params"] = str(params)
     after = replay(view, replace(record, answers=answers), model_types)
     check_params(view, after.ctx)
-    check_unread(view, before.ctx.trainer_path, [e.view.name for e in edits if not e.adding])
+    kept = [e.view.name for e in edits if not e.adding and e.view.name in _names(after.ctx)]
+    if kept:
+        raise RefusedError(
+            f"{key}: {', '.join(kept)} came with the algorithm it was copied from (--like), so "
+            "every re-render brings it back; take it out of the copy's arguments class by hand"
+        )
     prepared, overlay = _with_param_edits(view, replace(record, answers=answers), before, edits)
     result = plan_update(Overlay(base=view, changes=overlay), key, prepared)
     changes = tuple(_against_disk(view, c) if c.path in overlay else c for c in result.plan.changes)
-    return UpdatePlan(Plan(key, changes), result.conflicts), params
+    plan = Plan(key, changes)
+    reads = still_read(view, record, plan, [e.view.name for e in edits if not e.adding])
+    if reads and not force:
+        raise RefusedError(
+            f"{'; '.join(r.describe() for r in reads)}; nothing was written: take those reads "
+            f"out first, or re-run with --force to remove the param anyway"
+        )
+    return ParamPlan(UpdatePlan(plan, result.conflicts), params, tuple(reads))
+
+
+def _names(ctx) -> set[str]:
+    return {p.name for p in ctx.params}
 
 
 def changed_params(
@@ -130,21 +166,21 @@ def changed_params(
     return (ParamSet(tuple(items)) if items else None), edits
 
 
-def check_unread(view: CheckoutView, trainer_path: str, names: list[str]) -> None:
-    """Refuse to take away a param the trainer still reads (``self.training_args.NAME``)."""
-    text = view.read(trainer_path) if names else None
-    try:
-        tree = ast.parse(text) if text is not None else None
-    except (SyntaxError, RecursionError, MemoryError):
-        return  # ``update``'s own checks name a trainer that does not parse
-    for node in ast.walk(tree) if tree is not None else ():
-        if not (isinstance(node, ast.Attribute) and node.attr in names):
-            continue
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "training_args":
-            raise RefusedError(
-                f"{trainer_path}:{node.lineno} still reads training_args.{node.attr}; take "
-                "that out of the objective first, then remove the param"
-            )
+def still_read(view: CheckoutView, record: Record, plan: Plan, names: list[str]) -> list:
+    """The reads of ``names`` left in the algorithm's Python files (the trainer, the tests, any
+    file the record lists) as ``plan`` would leave them."""
+    from ffgen.lifecycle.param_reads import field_reads
+
+    if not names:
+        return []
+    planned = {c.path: c.new for c in plan.changes
+               if c.status is not Status.DELETE and c.new is not None}
+    texts = {}
+    for path in (*(f.path for f in record.files), *planned):
+        text = planned[path] if path in planned else view.read(path)
+        if text is not None:
+            texts[path] = text
+    return field_reads(texts, names)
 
 
 # -- the param's own edit on both sides of the merge ---------------------------------------------

@@ -470,3 +470,66 @@ def test_extends_every_sanctioned_faithful_parent_plans_and_verifies(faithful, p
     plan = _plan(faithful, f"ext-{parent}", {"model_type": "sd3-5"}, extends=parent)
     after = Overlay(base=CheckoutView(faithful), changes={c.path: c.new for c in plan.changes})
     assert [f.message for f in run_verify(after, algorithm=f"ext-{parent}").findings] == []
+
+
+# -- issue 29, item 9: sanctioned extensions and another model type ---------------------------
+
+SOURCE_MODULES = {"grpo-guard": "rl/grpo.py", "dppo": "rl/dppo.py",
+                  "tdm-r1": "distillation/tdm_r1.py"}
+
+
+@pytest.mark.parametrize(("key", "parent", "module"), [
+    ("grpo-guard", "GRPOTrainer", "rl/copy_grpo_guard.py"),
+    ("dppo", "GRPOTrainer", "rl/copy_dppo.py"),
+    ("tdm-r1", "TDMTrainer", "distillation/copy_tdm_r1.py"),
+])
+def test_a_copy_of_a_sanctioned_extension_documents_the_extension(faithful, key, parent, module):
+    """The fixture documents these extensions as the real checkout does (its skill names them,
+    its guide has their sections, their docstrings say nothing of it): the copy, which no list
+    names, says in its class docstring that it is a strict extension of the parent and why,
+    in front of the source's own text, so FF305 passes (the plan verifies)."""
+    flags = {"model_type": "sd3-5"} if key in WITHOUT_EXAMPLE else {}
+    plan = _plan(faithful, f"copy-{key}", flags, like=key)
+    trainer = next(c.new for c in plan.changes if c.path == f"{TRAINERS}/{module}")
+    first = trainer.split(f"({parent}):\n", 1)[1].split("\n", 1)[0]
+    assert first.startswith('    """Copy')
+    assert first.endswith(f"Trainer: a strict extension of ``{parent}``, as ``{key}`` is.")
+    assert "Why not ``BaseTrainer`` plus shared helpers" in trainer
+    source = (faithful / TRAINERS / SOURCE_MODULES[key]).read_text()
+    own = source.split(f"({parent}):\n", 1)[1].split('"""')[1]
+    assert own in trainer  # the source's own docstring text follows
+    assert "strict extension" not in source  # as in the real checkout: sanctioned by name
+    docs = next(c.new for c in plan.changes if c.path == "guidance/algorithms.md")
+    assert f"Like `{key}`, `Copy" in docs and f"is a strict extension of `{parent}`" in docs
+
+
+def test_a_copy_of_a_plain_trainer_gets_no_extension_paragraph(faithful):
+    plan = _plan(faithful, "copy-grpo", {}, like="grpo")
+    trainer = next(c.new for c in plan.changes if c.path == f"{TRAINERS}/rl/copy_grpo.py")
+    assert "strict extension" not in trainer
+    docs = next(c.new for c in plan.changes if c.path == "guidance/algorithms.md")
+    assert "strict extension" not in docs.split("## `copy-grpo`", 1)[1]
+
+
+def test_like_with_a_model_type_the_source_has_no_example_for_starts_from_the_checkout_s(
+        faithful, tmp_path):
+    """``--like nft --model-type flux2``: nft's examples are for sd3-5 and wan21; the copy's
+    example starts from the checkout's flux2 example, and one line says so."""
+    root = tmp_path / "checkout"
+    shutil.copytree(faithful, root)
+    result = subprocess.run(
+        [sys.executable, "-m", "ffgen", "new", "my-nft", "--like", "nft", "--model-type", "flux2",
+         "--checkout", str(root), "--yes"], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert result.returncode == 0, result.stdout + result.stderr
+    notes = [line for line in result.stdout.splitlines() if "has no example config" in line]
+    assert notes == [
+        "--like nft has no example config for model type 'flux2' with finetune type 'lora' "
+        "(it has examples/nft/lora/sd3_5/default.yaml, examples/nft/lora/wan21/t2v.yaml); the "
+        "copy's example starts from the checkout's flux2 example "
+        "examples/grpo/lora/flux2/hpsv3_2x8.yaml"
+    ]
+    example = yaml.safe_load((root / "examples/my_nft/lora/flux2/default.yaml").read_text())
+    assert example["model"]["model_type"] == "flux2"
+    assert example["train"]["trainer_type"] == "my-nft"
+    assert verify_errors(root) == []

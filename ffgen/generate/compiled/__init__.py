@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 aa3bac3026e37333d35406fd828ba427b0942e18f998e3908a126d18f7fcd771'
+STAMP = 'templates sha256 f02c947bad62fdf69e8dfd96e6d6ddd1bfbf064e07a992726ea7bdc4f1b3293f'

@@ -27,6 +27,7 @@ def root(context, missing=missing):
     l_0_source_mode = resolve('source_mode')
     l_0_source_key = resolve('source_key')
     l_0_source_trainer = resolve('source_trainer')
+    l_0_source_parent = resolve('source_parent')
     l_0_source_hook = resolve('source_hook')
     l_0_source_kind = resolve('source_kind')
     l_0_trainer_path = resolve('trainer_path')
@@ -34,9 +35,9 @@ def root(context, missing=missing):
     l_0_role_cadence = resolve('role_cadence')
     l_0_module = resolve('module')
     l_0_has_reward = resolve('has_reward')
+    l_0_params = resolve('params')
     l_0_uses_snapshots = resolve('uses_snapshots')
     l_0_model_type = resolve('model_type')
-    l_0_params = resolve('params')
     l_0_train_command = resolve('train_command')
     l_0_example_path = resolve('example_path')
     l_0_test_path = resolve('test_path')
@@ -145,7 +146,19 @@ def root(context, missing=missing):
         yield str((undefined(name='source_key') if l_0_source_key is missing else l_0_source_key))
         yield '` changes,\nand `ffgen update '
         yield str((undefined(name='key') if l_0_key is missing else l_0_key))
-        yield ' --from-source` merges its changes into this copy, keeping your edits.\n\n'
+        yield ' --from-source` merges its changes into this copy, keeping your edits.\n'
+        if (undefined(name='source_parent') if l_0_source_parent is missing else l_0_source_parent):
+            pass
+            yield 'Like `'
+            yield str((undefined(name='source_key') if l_0_source_key is missing else l_0_source_key))
+            yield '`, `'
+            yield str((undefined(name='trainer_class') if l_0_trainer_class is missing else l_0_trainer_class))
+            yield '` is a strict extension of `'
+            yield str((undefined(name='source_parent') if l_0_source_parent is missing else l_0_source_parent))
+            yield "`: it\nkeeps the source's design (everything it does not override is `"
+            yield str((undefined(name='source_parent') if l_0_source_parent is missing else l_0_source_parent))
+            yield "`'s), and its\nclass docstring says so and why.\n"
+        yield '\n'
     elif ((undefined(name='source_mode') if l_0_source_mode is missing else l_0_source_mode) == 'extends'):
         pass
         yield '**A strict extension of `'
@@ -249,7 +262,7 @@ def root(context, missing=missing):
             yield '"'
             yield str(l_1_role)
             yield '"'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 125 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 130 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_role = missing
         yield ')`:\neach role is a live component variant with its own parameters and optimizer groups, the first\n(`'
         yield str(environment.getitem((undefined(name='roles') if l_0_roles is missing else l_0_roles), 0))
@@ -266,7 +279,7 @@ def root(context, missing=missing):
                 yield '` '
                 yield str(l_1_repeats)
                 yield 'x'
-                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 131 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
+                yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 136 in 'algorithm/docs.md.jinja' evaluated to false and no else section was defined.")))
             l_1_loop = l_1_role = l_1_repeats = missing
             yield "(one optimizer step per phase, through the framework's `RoleOptimizationCoordinator`, every\nforward of a role under `adapter.use_component_variant(role)`); `ffgen new --role-cadence\nROLE=N` sets a critic's cadence.\n"
         else:
@@ -302,6 +315,15 @@ def root(context, missing=missing):
         yield '`, as `'
         yield str((undefined(name='args_class') if l_0_args_class is missing else l_0_args_class))
         yield '` (a copy of its\narguments class) declares them.\n'
+        if (undefined(name='params') if l_0_params is missing else l_0_params):
+            pass
+            yield '\n| Field | Default | Meaning |\n|---|---|---|\n'
+            for l_1_p in (undefined(name='params') if l_0_params is missing else l_0_params):
+                _loop_vars = {}
+                pass
+                yield str(environment.getattr(l_1_p, 'doc_row'))
+                yield '\n'
+            l_1_p = missing
     else:
         pass
         yield '**Parameters** (`train:`).\n\n| Field | Default | Meaning |\n|---|---|---|\n'
@@ -361,4 +383,4 @@ def root(context, missing=missing):
     yield '\n```\n'
 
 blocks = {}
-debug_info = '2=52&3=56&7=60&8=66&9=68&11=80&13=108&14=110&16=126&17=128&19=132&20=135&21=141&22=143&23=145&24=147&26=149&27=152&28=158&31=162&32=164&35=166&36=169&37=173&40=178&41=180&47=183&50=187&57=189&62=192&66=195&67=199&68=207&69=209&71=213&77=216&84=219&94=222&105=225&107=228&108=230&115=232&116=235&119=240&123=242&125=246&127=255&130=257&131=261&140=276&145=279&146=283&147=285&150=288&154=291&160=298&161=301&168=308&174=311&176=314&178=317&181=320&185=323&187=325&191=328&194=331&197=334&203=337&210=340&211=343&212=345&215=347&216=350&223=354&224=358'
+debug_info = '2=53&3=57&7=61&8=67&9=69&11=81&13=109&14=111&16=127&17=129&19=133&20=136&21=142&22=144&23=146&24=148&25=150&26=153&27=159&31=162&32=165&33=171&36=175&37=177&40=179&41=182&42=186&45=191&46=193&52=196&55=200&62=202&67=205&71=208&72=212&73=220&74=222&76=226&82=229&89=232&99=235&110=238&112=241&113=243&120=245&121=248&124=253&128=255&130=259&132=268&135=270&136=274&145=289&150=292&151=296&152=298&155=301&159=304&165=311&166=314&168=318&172=321&173=324&181=330&187=333&189=336&191=339&194=342&198=345&200=347&204=350&207=353&210=356&216=359&223=362&224=365&225=367&228=369&229=372&236=376&237=380'

@@ -20,6 +20,7 @@ def root(context, missing=missing):
     l_0_module = resolve('module')
     l_0_args_class = resolve('args_class')
     l_0_example_path = resolve('example_path')
+    l_0_param_helps = resolve('param_helps')
     l_0_online_reward = l_0_rejected = l_0_offline_reference = l_0_defaults = l_0_line = missing
     try:
         t_1 = environment.filters['length']
@@ -145,10 +146,10 @@ def root(context, missing=missing):
     context.exported_vars.add('defaults')
     if ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) == 'handwritten'):
         pass
-        l_0_rejected = []
+        l_0_rejected = t_2(context.eval_ctx, (undefined(name='param_rejected') if l_0_param_rejected is missing else l_0_param_rejected))
         context.vars['rejected'] = l_0_rejected
         context.exported_vars.add('rejected')
-        l_0_defaults = []
+        l_0_defaults = t_2(context.eval_ctx, (undefined(name='param_defaults') if l_0_param_defaults is missing else l_0_param_defaults))
         context.vars['defaults'] = l_0_defaults
         context.exported_vars.add('defaults')
     yield '"""Checks for the arguments class of the generated ``'
@@ -217,6 +218,16 @@ def root(context, missing=missing):
     if (((undefined(name='family') if l_0_family is missing else l_0_family) == 'opd') and ((undefined(name='source_kind') if l_0_source_kind is missing else l_0_source_kind) != 'handwritten')):
         pass
         yield '\n\ndef test_a_diffusion_opd_teachers_entry_carries_over():\n    """Rule: ``train.teachers`` reads as DiffusionOPD\'s: ``path``, ``applicable_datasets``, an\n    optional ``name`` (``opd_teacher_<i>`` when left out) and ``guidance_scale``."""\n    entry = {"path": "teacher-lora", "applicable_datasets": ["ocr"], "guidance_scale": 4.5}\n    args = Args.from_dict({**_train(), "teachers": [entry], "timestep_range": [0.1, 0.9]})\n    (teacher,) = args.teachers\n    assert (teacher.path, teacher.name, teacher.applicable_datasets, teacher.guidance_scale) == (\n        "teacher-lora",\n        "opd_teacher_0",\n        ["ocr"],\n        4.5,\n    )\n    assert args.timestep_range == (0.1, 0.9)\n    with pytest.raises(ValueError, match="applicable_datasets"):\n        Args.from_dict({**_train(), "teachers": [{"path": "teacher-lora"}]})\n'
+    if (undefined(name='param_helps') if l_0_param_helps is missing else l_0_param_helps):
+        pass
+        yield '\n\n@pytest.mark.parametrize(\n    ("name", "text"),\n    [\n'
+        for l_1_row in (undefined(name='param_helps') if l_0_param_helps is missing else l_0_param_helps):
+            _loop_vars = {}
+            pass
+            yield str(l_1_row)
+            yield '\n'
+        l_1_row = missing
+        yield '    ],\n)\ndef test_each_hyperparameter_carries_its_help_text(name, text):\n    """Rule: a hyperparameter\'s help is the text its ``--param`` spec gave it."""\n    assert {field.name: field.metadata.get("help") for field in fields(Args)}[name] == text\n'
 
 blocks = {}
-debug_info = '2=37&3=40&4=43&5=45&7=48&8=51&9=53&10=56&11=58&13=61&14=63&21=66&22=68&24=71&25=73&27=76&28=78&37=81&38=84&39=86&41=89&42=91&43=94&44=96&46=99&47=101&54=104&55=106&56=109&57=111&59=114&60=116&62=119&63=121&70=124&71=126&72=129&77=132&79=134&85=137&94=140&95=143&96=146&98=148&99=151&101=155&107=157&118=159&119=161&120=164&121=166&123=171&124=173&128=176&129=178&132=181&133=185&140=195&161=197&180=199&186=202&187=206&196=214&210=217'
+debug_info = '2=38&3=41&4=44&5=46&7=49&8=52&9=54&10=57&11=59&13=62&14=64&21=67&22=69&24=72&25=74&27=77&28=79&37=82&38=85&39=87&41=90&42=92&43=95&44=97&46=100&47=102&54=105&55=107&56=110&57=112&59=115&60=117&62=120&63=122&70=125&71=127&72=130&77=133&79=135&85=138&94=141&95=144&96=147&99=149&100=152&102=156&108=158&119=160&120=162&121=165&122=167&124=172&125=174&129=177&130=179&133=182&134=186&141=196&162=198&181=200&187=203&188=207&197=215&211=218&230=221&236=224&237=227'

@@ -74,10 +74,10 @@ def like_answers_for(
 ) -> Answers:
     """The answers of a ``--like`` / ``--extends`` run: the source's, under the free flags,
     completed as ``--yes`` completes them (what the code fixes counts as forced)."""
-    if flags.get("params"):
+    if flags.get("params") and source.mode == EXTENDS:
         raise UsageError(
-            f"--param does not apply with --{source.mode}: the arguments class comes from "
-            f"{source.key}; add the field to the copy, or use `ffgen param` afterwards"
+            f"--param does not apply with --extends: the arguments class differs from "
+            f"{source.key}'s only in the key; use --like {source.key} to copy it with the param"
         )
     answers = like_answers(source, flags)
     completed, _ = interview.complete_non_interactive(answers, model_types, sources)
@@ -90,6 +90,9 @@ def like_answers_for(
 
 
 def like_context(ctx: RenderContext, src: RecordedSource) -> RenderContext:
+    from ffgen.generate.like.extension_doc import parent_trainer
+
+    parent = parent_trainer(src.text(src.trainer_path) or "", src.trainer_class)
     return replace(
         ctx,
         source_key=src.key,
@@ -97,6 +100,7 @@ def like_context(ctx: RenderContext, src: RecordedSource) -> RenderContext:
         source_kind=src.kind,
         source_trainer=src.trainer_class,
         source_hook=src.hook,
+        source_parent=parent if src.mode == LIKE else "",
     )
 
 

@@ -14,6 +14,7 @@ from enum import Enum
 from ffgen.checkout import layout
 from ffgen.classify import interview
 from ffgen.classify.model import Answers, Dynamics, FinetuneType
+from ffgen.classify.params import ParamSet
 from ffgen.errors import UsageError
 from ffgen.generate.like.source import SourceAlgorithm, preferred
 from ffgen.verify.catalogue import SDE_DYNAMICS
@@ -66,12 +67,32 @@ def like_answers(source: SourceAlgorithm, flags: Mapping[str, str | None]) -> An
     model = _section(example, "model")
     finetune = str(model.get("finetune_type", "lora")).lower() if example else None
     return a.with_(
+        params=copy_params(source, given.params),
         dynamics=given.dynamics or a.dynamics or _example_dynamics(example),
         role_cadence=given.role_cadence or a.role_cadence,
         category=given.category or category_of(source),
         model_type=given.model_type or _model_type(model) or a.model_type,
         finetune_type=given.finetune_type or _finetune(finetune) or a.finetune_type,
     )
+
+
+def copy_params(source: SourceAlgorithm, given: ParamSet | None) -> ParamSet | None:
+    """The source's own params (a generated source's, already fields of the copy), then the
+    ``--param`` ones the copy adds; one that is not the source's but whose name the copied
+    class already has is refused. (A replay gives the source's own again: they are kept.)"""
+    own = source.answers.params.items if source.answers.params else ()
+    added = []
+    for p in given.items if given else ():
+        if p in own:
+            continue
+        if any(o.name == p.name for o in own) or p.name in source.args_members:
+            raise UsageError(
+                f"--param {p.name!r}: {source.args.name}, which --{source.mode} {source.key} "
+                f"copies, already has {p.name!r}; choose another name"
+            )
+        added.append(p)
+    items = (*own, *added)
+    return ParamSet(items) if items else None
 
 
 def category_of(source: SourceAlgorithm) -> str:
@@ -97,19 +118,25 @@ def _example_dynamics(example: Example | None) -> Dynamics:
 
 
 def _chosen_example(source: SourceAlgorithm, given: Answers) -> Example | None:
-    """The first of the source's examples that fits the model / finetune flags given."""
+    """The first of the source's examples that fits the model / finetune flags given; None
+    when none does: the copy's example then starts from the checkout's example for that model
+    type (:func:`example_note` says so)."""
     if not source.examples:
         return None
-    found = source_example(source, given.model_type, given.finetune_type)
-    if found is None:
-        have = ", ".join(e.path for e in preferred(source.examples))
-        raise UsageError(
-            f"--{source.mode} {source.key} has no example config for model type "
-            f"{given.model_type or 'any'!r} with finetune type "
-            f"{_text(given.finetune_type) if given.finetune_type else 'any'!r} (it has {have}); "
-            "the copy's example starts from one of them: drop --model-type / --finetune-type"
-        )
-    return found
+    return source_example(source, given.model_type, given.finetune_type)
+
+
+def example_note(source: SourceAlgorithm, model_type: str, finetune: object,
+                 base_example: str) -> str | None:
+    """One line when the source has examples but none for the chosen model / finetune type."""
+    if not source.examples or source_example(source, model_type, finetune) is not None:
+        return None
+    have = ", ".join(e.path for e in preferred(source.examples))
+    start = (f"the checkout's {model_type} example {base_example}" if base_example
+             else f"ffgen's {model_type} example for its family")
+    return (f"--{source.mode} {source.key} has no example config for model type {model_type!r} "
+            f"with finetune type {_text(finetune)!r} (it has {have}); the copy's example starts "
+            f"from {start}")
 
 
 def _fits(example: Example, model_type: str | None, finetune: object) -> bool:

@@ -16,6 +16,7 @@ from ffgen.edits._rename import Renames, absolute_module
 from ffgen.edits.copy_algorithm import CopySpec, copy_module, defined_names
 from ffgen.errors import RefusedError
 from ffgen.generate.context import RenderContext
+from ffgen.generate.like.extension_doc import documented_extension
 from ffgen.generate.like.source import LIKE, SourceAlgorithm
 from ffgen.generate.like.trainer_type import own_trainer_type
 from ffgen.lifecycle.records import RecordedFile, RecordedSource
@@ -76,7 +77,29 @@ def source_files(src: RecordedSource, ctx: RenderContext) -> dict[str, str]:
     example = src.text(src.example_path) if src.example_path else None
     if example is not None:
         files[ctx.example_path] = derived_example(example, src.keys, ctx.key)
+    if ctx.params and src.mode == LIKE:
+        _with_params(files, ctx, copied_example=example is not None)
     return files
+
+
+def _with_params(files: dict[str, str], ctx: RenderContext, *, copied_example: bool) -> None:
+    """The copy's ``--param`` fields, checks and example values, by the very edits ``ffgen param
+    add`` makes (a generated source's own params are there already: the edits keep them)."""
+    from ffgen.edits.args_param import add_param
+    from ffgen.edits.base import EditFailure
+    from ffgen.edits.param_lines import add_train_key
+
+    for p in ctx.params:
+        result = add_param(files[ctx.args_path], p, class_name=ctx.args_class,
+                           path=ctx.args_path)
+        if not result.ok:
+            raise RefusedError(f"--param {p.name}: {result.reason}; nothing was written")
+        files[ctx.args_path] = result.code
+        if copied_example:  # the template's example renders the params itself
+            try:
+                files[ctx.example_path] = add_train_key(files[ctx.example_path], p.name, p.yaml)
+            except EditFailure as exc:
+                raise RefusedError(f"{ctx.example_path}: {exc}; nothing was written") from None
 
 
 def _modules(src: RecordedSource, ctx: RenderContext) -> dict[str, str]:
@@ -147,7 +170,9 @@ def _copies(src: RecordedSource, ctx: RenderContext) -> dict[str, str]:
                 "nothing to copy (the copy is yours now)"
             )
     args_text = own_trainer_type(args.text, ctx.args_class, ctx.key, ctx.args_path)
-    return {ctx.trainer_path: trainer.text, ctx.args_path: args_text}
+    trainer_text = documented_extension(trainer.text, ctx.trainer_class, src.key,
+                                        src.trainer_class, ctx.key)
+    return {ctx.trainer_path: trainer_text, ctx.args_path: args_text}
 
 
 def imported_from(text: str, package: str, wanted: str) -> tuple[str, ...]:

@@ -70,6 +70,8 @@ class SourceAlgorithm:
     # top-level classes of the source modules that belong to other algorithms
     neighbours: frozenset[str] = field(default_factory=frozenset)
     objective_hook: str = ""  # the method an ``--extends`` child overrides
+    # what the arguments class defines itself (a ``--param`` of the copy must not clash)
+    args_members: frozenset[str] = field(default_factory=frozenset)
 
 
 def read_source(view: CheckoutView, key: str, mode: str) -> SourceAlgorithm:
@@ -105,6 +107,7 @@ def read_source(view: CheckoutView, key: str, mode: str) -> SourceAlgorithm:
         template_objective=template_objective,
         neighbours=_neighbours(facts, alg),
         objective_hook=_objective_hook(facts, alg.trainer_cls, answers),
+        args_members=frozenset((*alg.args_cls.assigns, *alg.args_cls.methods)),
     )
 
 
