@@ -342,7 +342,7 @@ _OPD_STRUCTURED: dict[str, Mutant] = {
     "missing components accepted": MISSING_COMPONENTS_ACCEPTED,
     "unexpected components accepted": UNEXPECTED_COMPONENTS_ACCEPTED,
     "hook skips the state validation": (
-        [_skip_validation("self._validate_structured_state(replay.state")],
+        [_skip_validation_of("replay.state", indent=24)],
         HOOK_SKIPS_VALIDATION,
     ),
     "objective ignores the audio component's data": (

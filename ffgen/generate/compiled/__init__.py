@@ -6,4 +6,4 @@ template sources.
 """
 
 COMPILED_BY = 'jinja2 3.1.6'
-STAMP = 'templates sha256 f02c947bad62fdf69e8dfd96e6d6ddd1bfbf064e07a992726ea7bdc4f1b3293f'
+STAMP = 'templates sha256 211a13442d23152741d0a9f063129af70f0665d3da63c7dca6d0fb9428e6fadb'

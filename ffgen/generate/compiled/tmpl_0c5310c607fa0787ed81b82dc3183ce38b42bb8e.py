@@ -134,9 +134,9 @@ def root(context, missing=missing):
         if ((undefined(name='state') if l_1_state is missing else l_1_state) == 'structured'):
             pass
             t_8.extend((
-                '                for replay in replays:\n                    self._validate_structured_state(replay.state, "',
+                '                for replay in replays:\n                    self._validate_structured_state(\n                        replay.state,\n                        "',
                 str((undefined(name='key') if l_1_key is missing else l_1_key)),
-                ' replayed state")\n',
+                ' replayed state",\n                    )\n',
             ))
         t_8.append(
             '                teacher_targets = self._teacher_targets(batch, replays)\n                for replay, teacher_target in zip(replays, teacher_targets, strict=True):\n',
@@ -168,4 +168,4 @@ def root(context, missing=missing):
     context.vars['module_helpers'] = l_0_module_helpers = Macro(environment, macro, 'module_helpers', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '2=13&3=16&4=25&5=34&6=43&9=52&17=61&23=70&24=73&25=76&30=82&33=87&37=95&44=104&62=113&84=126&143=134&145=138&149=144&259=160'
+debug_info = '2=13&3=16&4=25&5=34&6=43&9=52&17=61&23=70&24=73&25=76&30=82&33=87&37=95&44=104&62=113&84=126&143=134&147=138&152=144&262=160'
