@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from ffgen.checkout.view import CheckoutView  # noqa: E402
-from ffgen.verify import run_verify  # noqa: E402
+from ffgen.verify.engine import run_verify  # noqa: E402
 
 FAITHFUL = REPO / "tests" / "fixtures" / "faithful_checkout"
 ARGS = "src/flow_factory/hparams/training_args"

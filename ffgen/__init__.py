@@ -5,7 +5,7 @@ __version__ = "0.1.0"
 
 def _quiet_ctrl_c() -> None:
     """Run as the ``ffgen`` command, Ctrl+C while the modules load exits 130 without a
-    traceback (``ffgen.cli.main`` puts Python's own handler back once it runs). Imported as a
+    traceback (``ffgen.entry.main`` puts Python's own handler back once it runs). Imported as a
     library, ffgen leaves the signal alone."""
     import os
     import signal

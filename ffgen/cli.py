@@ -41,6 +41,7 @@ from ffgen.cli_options import (
     _Yes,
 )
 from ffgen.errors import EXIT_USAGE, FfgenError
+from ffgen.stdout_guard import print_error
 
 app = typer.Typer(
     add_completion=False,
@@ -54,8 +55,6 @@ app = typer.Typer(
 def _fail(exc: FfgenError, debug: bool) -> None:
     if debug:
         raise exc
-    from ffgen.entry import print_error
-
     raise typer.Exit(print_error(exc))
 
 
@@ -109,7 +108,7 @@ def new(
 ) -> None:
     """Classify a new algorithm and write everything its integration needs."""
     given = dict(locals())
-    from ffgen.entry import new_code  # one body for typer's way and the short way
+    from ffgen.cli_options import new_code
 
     raise typer.Exit(new_code(**given))
 
@@ -323,8 +322,7 @@ def param_remove(
 
 
 def app_code() -> int:
-    """Run the typer app (what ``ffgen.argv`` leaves to it); click's own
-    usage errors become one ``error:`` line too."""
+    """Run the typer app; click's own usage errors become one ``error:`` line too."""
     usage_error, click_error = _click_errors()
     try:
         code = app(standalone_mode=False)
@@ -354,6 +352,3 @@ def _click_errors() -> tuple[type[Exception], type[Exception]]:
     base = next(c for c in mro if c.__name__ == "ClickException")
     return usage, base
 
-
-# The console script is ffgen.entry:main; importing it from here keeps older callers working.
-from ffgen.entry import main  # noqa: E402,F401

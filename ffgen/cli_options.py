@@ -3,6 +3,7 @@ reads as the list of its questions (see :mod:`ffgen.classify` for what each answ
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -78,3 +79,38 @@ _Answers = Annotated[
 _Format = Annotated[str, _opt("text|json", "Plan output.", "--format")]
 _Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks.")]
 _NAME_HELP = "Algorithm name, e.g. my-algo (registry key)."
+
+# ``new``'s answers to the classification and its other questions, handed on as NewRequest.flags
+CLASSIFY_FLAGS = (
+    "acquisition", "feedback", "paradigm", "dynamics", "supervision", "state", "ownership",
+    "roles", "role_cadence", "model_type", "finetune_type", "category", "direction",
+)
+
+
+def new_code(*, name: str, param: list[str] | None, yes: bool, answers: Path | None,
+             like: str | None, extends: str | None, class_name: str | None,
+             checkout: Path | None, dry_run: bool, force: bool, fmt: str, debug: bool,
+             **flags: str | None) -> int:
+    """``ffgen new``, from the keyword arguments of its typer command."""
+    from ffgen.classify.params import params_text
+    from ffgen.errors import FfgenError
+    from ffgen.generate.new import NewRequest
+    from ffgen.lifecycle.new import run_new
+    from ffgen.stdout_guard import print_error
+
+    if set(flags) != set(CLASSIFY_FLAGS):  # a flag added to the command but not here
+        raise TypeError(f"new: unexpected options {sorted(set(flags) ^ set(CLASSIFY_FLAGS))}")
+    stdin = sys.stdin
+    request = NewRequest(
+        name=name, class_name=class_name, checkout=checkout,
+        flags={**flags, "params": params_text(param)},
+        interactive=not yes and answers is None and stdin is not None and not stdin.closed
+        and stdin.isatty(),
+        dry_run=dry_run, force=force, fmt=fmt, answers_file=answers, like=like, extends=extends,
+    )
+    try:
+        return run_new(request)
+    except FfgenError as exc:
+        if debug:
+            raise
+        return print_error(exc)

@@ -1,28 +1,9 @@
-"""The ``ffgen`` command's entry point: make the standard streams safe, then run the command.
-
-The commands run most take short ways around typer, whose import (with its bundled click) costs
-more than the rest of ``verify``'s start-up: ``verify`` and ``new`` when :mod:`ffgen.argv` reads
-their arguments completely (anything else goes to typer, so its parsing and messages stay the only
-ones; both ways share one body), and ``ffgen --help``, printed from typer's own text rendered
-ahead of time and held current by a test. Both short ways run without the cyclic garbage
-collector and leave without the interpreter's teardown (see :func:`main` and
-:func:`_leave_now`): for ``verify`` together a sixth of a run on a real checkout.
-"""
+"""The ``ffgen`` command's entry point: make the standard streams safe, then run typer's app
+(:mod:`ffgen.cli`)."""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
-# ``ffgen --help`` is printed from text rendered ahead of time by typer itself (ffgen/top_help.py;
-# tests/core/test_entry.py checks it is current): click wraps help at min(columns, 80) - 2, so
-# one text serves every terminal of 80 columns or more; a narrower one goes to typer.
-HELP_COLUMNS = 80
-PROG = "{prog}"
-TOP_HELP_DOC = '''"""typer's text for ``ffgen --help``: ``python -m ffgen.entry --write-help``
-makes it (generated; do not edit). ``{prog}`` stands for the program's name.
-"""
-'''
 
 
 def main() -> None:
@@ -37,173 +18,14 @@ def main() -> None:
     from ffgen import stdout_guard
 
     stdout_guard.install()  # a closed pipe on stdout is reported, never a traceback
-    from ffgen import argv as short_way
+    from ffgen.cli import app_code
 
-    argv = sys.argv[1:]
-    read = short_way.options(argv)
-    if read is not None:
-        import gc
-
-        # A short run keeps every parsed tree to its end: looking for cycles among them only
-        # costs time (a tenth of a verify run), and what is left is freed at exit. Off before
-        # the commands' imports too.
-        gc.disable()
-        code = _verify_code(read[1]) if read[0] == "verify" else _new_code(read[1])
-    elif argv == ["--help"] and _columns() >= HELP_COLUMNS:
-        code = _print_top_help()
-    else:
-        code = _typer_code()
+    code = app_code()
     lost = stdout_guard.lost_output()  # flushes stdout
     if lost is not None:
         print(lost, file=sys.stderr)
         code = stdout_guard.EXIT_PIPE
-    if read is not None:
-        _leave_now(code)
     sys.exit(code)
-
-
-def _print_top_help() -> int:
-    from ffgen.top_help import TEXT
-
-    print(TEXT.replace(PROG, _program_name()), end="")
-    return 0
-
-
-def _columns() -> int:
-    """The terminal width click formats help for (``shutil.get_terminal_size``'s answer)."""
-    import os
-
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-def _program_name() -> str:
-    """How the usage line names the program, as click works it out (``ffgen``, or ``python -m
-    ffgen`` when run as a module)."""
-    import os
-
-    main_module = sys.modules.get("__main__")
-    if getattr(main_module, "__package__", None) in (None, ""):
-        return os.path.basename(sys.argv[0])
-    name = os.path.splitext(os.path.basename(sys.argv[0]))[0]
-    package = main_module.__package__ if name == "__main__" else f"{main_module.__package__}.{name}"
-    return f"python -m {package.lstrip('.')}"
-
-
-def render_top_help() -> str:
-    """typer's own ``ffgen --help`` at a terminal of ``HELP_COLUMNS`` or more, with ``PROG``
-    for the program's name (what ``ffgen/top_help.py`` holds), from a fresh interpreter as the
-    program prints it (typer's test runner shortens command help differently)."""
-    import os
-    import subprocess
-
-    child = f"import sys; sys.argv = [{PROG!r}, '--help']; from ffgen.entry import _typer_code; " \
-        "sys.exit(_typer_code())"
-    env = {**os.environ, "COLUMNS": str(HELP_COLUMNS)}
-    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
-                          env=env, check=True)
-    return done.stdout
-
-
-def _write_top_help() -> None:
-    from pathlib import Path
-
-    lines = "".join(f"    {line!r}\n" for line in render_top_help().splitlines(keepends=True))
-    path = Path(__file__).with_name("top_help.py")
-    path.write_text(f"{TOP_HELP_DOC}\nTEXT = (\n{lines})\n", encoding="utf-8")
-    print(f"wrote {path}")
-
-
-def _typer_code() -> int:
-    from ffgen.cli import app_code
-
-    return app_code()
-
-
-def _verify_code(options: dict[str, object]) -> int:
-    from ffgen.errors import EXIT_USAGE
-    from ffgen.verify.command import verify_cmd
-
-    try:
-        return verify_cmd(**options)
-    except KeyboardInterrupt:
-        return EXIT_USAGE
-
-
-def _new_code(options: dict[str, object]) -> int:
-    from ffgen.errors import EXIT_USAGE
-
-    try:
-        return new_code(**options)
-    except KeyboardInterrupt:
-        return EXIT_USAGE
-
-
-def new_code(*, name: str, param: list[str] | None, yes: bool, answers: Path | None,
-             like: str | None, extends: str | None, class_name: str | None,
-             checkout: Path | None, dry_run: bool, force: bool, fmt: str, debug: bool,
-             **flags: str | None) -> int:
-    """``ffgen new``, from the keyword arguments of its typer command (either way)."""
-    from ffgen.argv import CLASSIFY_FLAGS
-    from ffgen.classify.params import params_text
-    from ffgen.errors import FfgenError
-    from ffgen.generate.new import NewRequest, run_new
-
-    if set(flags) != set(CLASSIFY_FLAGS):  # the typer command and the short way disagree
-        raise TypeError(f"new: unexpected options {sorted(set(flags) ^ set(CLASSIFY_FLAGS))}")
-
-    request = NewRequest(
-        name=name, class_name=class_name, checkout=checkout,
-        flags={**flags, "params": params_text(param)},
-        interactive=not yes and answers is None and _is_terminal(sys.stdin),
-        dry_run=dry_run, force=force, fmt=fmt, answers_file=answers, like=like, extends=extends,
-    )
-    try:
-        return run_new(request)
-    except FfgenError as exc:
-        if debug:
-            raise
-        return print_error(exc)
-
-
-def print_error(exc) -> int:
-    """The one ``error:`` line for an :class:`~ffgen.errors.FfgenError`; its exit code."""
-    from rich.console import Console
-
-    from ffgen import stdout_guard
-
-    stdout_guard.error_reported()  # the error line is the one line, lost output or not
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]error:[/bold red] {exc.message}", markup=True
-    )
-    return exc.exit_code
-
-
-def _is_terminal(stream) -> bool:
-    return stream is not None and not stream.closed and stream.isatty()
-
-
-def _leave_now(code: int) -> None:
-    """Exit without tearing the interpreter down, as mypy does: freeing every tree and module
-    one object at a time is a sixth of a verify run and 30-80 ms of a new, and changes nothing.
-    Both have finished: every file written is closed, the checkout lock is a file lock the kernel
-    drops with the process, and ffgen registers no exit handler; the streams are flushed here."""
-    import os
-
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed stream: what could be said is said, the code says the rest
-    os._exit(code)
 
 
 def _streams_that_exist() -> None:
@@ -224,7 +46,3 @@ def _escaping_output() -> None:
         # Also over the C locale's surrogateescape, which fails on any non-ASCII character.
         if reconfigure is not None and stream.errors in ("strict", "surrogateescape"):
             reconfigure(errors="backslashreplace")
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--write-help"]:
-    _write_top_help()

@@ -142,3 +142,14 @@ def lost_output() -> str | None:
                 f"finished, {count} file(s) written under {root}; only its output was cut short")
     return ("error: stdout was closed (SIGPIPE) before ffgen finished its output; nothing was "
             "written")
+
+
+def print_error(exc) -> int:
+    """The one ``error:`` line for an :class:`~ffgen.errors.FfgenError`; its exit code."""
+    from rich.console import Console
+
+    error_reported()  # the error line is the one line, lost output or not
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        f"[bold red]error:[/bold red] {exc.message}", markup=True
+    )
+    return exc.exit_code

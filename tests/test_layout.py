@@ -13,9 +13,7 @@ FUNCTION_LINES = 50
 
 
 def _modules() -> list[Path]:
-    # compiled/ holds Jinja's output for the shipped templates: generated, checked against the
-    # template sources by tests/core/test_compiled_templates.py, never edited by hand.
-    skip = {"templates", "compiled"}
+    skip = {"templates"}
     return sorted(p for p in PACKAGE.rglob("*.py") if not skip & set(p.parts))
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import TOO_DEEP, RefusedError
-from ffgen.record import record
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class CheckoutFacts:
     """What the checkout defines and registers, read statically."""
     contract_constants: frozenset[str]

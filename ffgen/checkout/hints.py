@@ -17,16 +17,17 @@ injection where the model's examples say ``default``.
 from __future__ import annotations
 
 import ast
+import dataclasses
+from dataclasses import replace
 
 from ffgen.checkout.style import DEFAULT_STYLE, CodeStyle, read_style
 from ffgen.checkout.view import CheckoutView
-from ffgen.record import record, replace
 
 TEACHER_HELPER_MODULE = "src/flow_factory/trainers/distillation/opd/common.py"
 TEACHER_HELPER = "load_teachers"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ExampleSettings:
     """The settings of one example config that a generated example can start from."""
     path: str
@@ -52,7 +53,7 @@ TRAIN_MODULE = "src/flow_factory/train.py"
 MODULE_TRAIN = "PYTHONPATH=src python -m flow_factory.train"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class CheckoutHints:
     """What the checkout offers that shapes rendering (see the module docstring)."""
     teacher_loader: bool
@@ -146,7 +147,7 @@ def answers_on_record(view: CheckoutView, key: str) -> dict:
     record is parsed)."""
     import yaml
 
-    from ffgen.lifecycle.records import answers_path
+    from ffgen.store.records import answers_path
 
     text = view.read(answers_path(key)) if "/" not in key else None
     if not text:
@@ -194,7 +195,7 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ExampleBase:
     """What a generated example takes from the checkout's own examples (YAML text blocks)."""
 

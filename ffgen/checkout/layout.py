@@ -87,3 +87,15 @@ def args_test_path(module: str) -> str:
 def dotted_to_path(dotted_module: str) -> str:
     """``flow_factory.trainers.rl.grpo`` -> ``src/flow_factory/trainers/rl/grpo.py``."""
     return "src/" + dotted_module.replace(".", "/") + ".py"
+
+
+def dotted_of(path: str) -> str:
+    """``src/flow_factory/trainers/rl/grpo.py`` -> ``flow_factory.trainers.rl.grpo``."""
+    stem = path.removeprefix("src/").removesuffix(".py").removesuffix("/__init__")
+    return stem.replace("/", ".")
+
+
+def package_of(path: str) -> str:
+    """The package a module's relative imports start from (a package's ``__init__``: itself)."""
+    dotted = dotted_of(path)
+    return dotted if path.endswith("/__init__.py") else dotted.rpartition(".")[0]

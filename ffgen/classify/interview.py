@@ -6,6 +6,7 @@ earlier ones is skipped with the reason. Without a terminal nothing is ever aske
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import re
 from collections.abc import Callable
@@ -32,7 +33,6 @@ from ffgen.classify.rules import (
     parse_role_cadence,
 )
 from ffgen.errors import UsageError
-from ffgen.record import fields_of, record
 
 # Where each resolved answer came from (``new --format json`` reports it per answer).
 GIVEN, FORCED, DEFAULTED = "given", "forced", "defaulted"
@@ -43,12 +43,12 @@ def mark(sources: Sources | None, before: Answers, after: Answers, how: str) -> 
     """Record ``how`` for every answer ``after`` has and ``before`` had not."""
     if sources is None:
         return
-    for name in fields_of(Answers):
+    for name in (f.name for f in dataclasses.fields(Answers)):
         if getattr(before, name) in (None, ()) and getattr(after, name) not in (None, ()):
             sources.setdefault(name, how)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Question:
     """One question of the interview: the answer it asks for and how to read a reply."""
     prop: str

@@ -6,14 +6,15 @@ Frozen values only; the rules that relate them are in :mod:`ffgen.classify.rules
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import keyword
 import re
+from dataclasses import replace
 from enum import Enum
 
 from ffgen.classify.params import ParamSet
 from ffgen.classify.record_fields import RECORD_RE, fields_text, parse_fields
 from ffgen.errors import UsageError
-from ffgen.record import record, replace
 
 
 class Acquisition(str, Enum):
@@ -97,7 +98,7 @@ GENERATED_MODULE_NAMES = frozenset({
 })
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Supervision:
     """What a dataset algorithm learns from, with its record type (and the record's declared
     fields, ``record:Judged(label:bool)``) when it is one."""
@@ -146,7 +147,7 @@ class Supervision:
         return self.kind.value
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Answers:
     """The seven properties plus the example-config choices; ``None`` = not answered yet."""
 
@@ -173,7 +174,7 @@ class Answers:
         return replace(self, **changes)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Classification:
     """Complete, consistent answers and everything derived from them."""
 

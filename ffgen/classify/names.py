@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import re
 from collections.abc import Iterable
 
 from ffgen.errors import UsageError
-from ffgen.record import record
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 # The longest NAME: the key is a module file name and a folder name (examples/<module>/, and
@@ -47,7 +47,7 @@ def acronyms_in(class_names: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class AlgorithmNames:
     """NAME's spellings: registry key, module and class stem."""
     key: str  # registry key: my-algo

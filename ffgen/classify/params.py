@@ -9,12 +9,12 @@ Pure values and parsing only: what the generated code looks like is
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import math
 import re
 
 from ffgen.errors import UsageError
-from ffgen.record import record
 
 KINDS = ("float", "int", "bool", "str")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -35,7 +35,7 @@ _INTERVAL_RE = re.compile(r"^in\s*([\[(])\s*([^,]+?)\s*,\s*([^\])]+?)\s*([\])])$
 Value = float | int | bool | str
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Bounds:
     """An interval; ``None`` leaves that side open-ended."""
 
@@ -66,7 +66,7 @@ class Bounds:
         return text if text.startswith("in ") else re.sub(r"^([<>]=?)", r"\1 ", text)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ParamSpec:
     """One hyperparameter: its field name, type, default and optional constraint."""
 
@@ -99,7 +99,7 @@ class ParamSpec:
         return base[self.kind] + bounds
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ParamSet:
     """An algorithm's params in order; the record's ``params`` answer is its text."""
 

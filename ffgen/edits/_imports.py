@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-
-from ffgen.record import record
 
 from . import _module, _order, _sequence
 from .base import EditFailure
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class FromImport:
     """One top-level ``from <dots><module> import ...`` and where it sits in the module body."""
 

@@ -11,18 +11,17 @@ bracket (dicts, lists), so both places are handled.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import libcst as cst
-
-from ffgen.record import record
 
 Whitespace = cst.BaseParenthesizableWhitespace
 Comma = cst.Comma | cst.MaybeSentinel
 INDENT = "    "  # black's indentation, for an entry with no sibling to copy it from
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Seq:
     """A bracketed sequence taken apart: the elements and the whitespace inside the brackets."""
 

@@ -7,18 +7,18 @@ come back as a result with a one-line reason naming the file, never as an except
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Literal
 
 import libcst as cst
 
 from ffgen.errors import TOO_DEEP
-from ffgen.record import record
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class EditResult:
     """Outcome of one edit. ``code`` is the new text when changed, the original text otherwise."""
 

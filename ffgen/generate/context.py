@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ffgen.checkout import layout
 from ffgen.checkout.hints import CheckoutHints, ExampleBase, example_base
 from ffgen.checkout.style import DEFAULT_STYLE
@@ -9,10 +11,9 @@ from ffgen.classify.model import Classification, Dynamics, Feedback, Ownership, 
 from ffgen.classify.names import AlgorithmNames
 from ffgen.classify.rules import has_direction, role_cadences
 from ffgen.generate.param_code import ParamView, help_rows, param_rows, param_views
-from ffgen.record import fields_of, record
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RenderContext:
     """Everything the templates see for one algorithm."""
     # names
@@ -92,7 +93,7 @@ class RenderContext:
     def as_dict(self) -> dict[str, object]:
         # Shallow: the values are immutable, and the templates only read them (``asdict`` would
         # deep-copy every one, once per rendered file).
-        return {name: getattr(self, name) for name in fields_of(self)}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 def example_dynamics_type(c: Classification) -> str:

@@ -7,16 +7,17 @@ the commands from drifting apart.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from ffgen.checkout import layout
 from ffgen.generate import render
 from ffgen.generate.context import RenderContext
-from ffgen.lifecycle.records import answers_path
-from ffgen.record import record, replace
+from ffgen.store.records import answers_path
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RenderedFile:
     """A file ffgen owns outright: rendered from a template."""
 
@@ -31,7 +32,7 @@ class RenderedFile:
     text: str | None = None
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RegistryEdit:
     """A shared file ffgen edits in place with a libcst transform."""
 
@@ -42,7 +43,7 @@ class RegistryEdit:
     remove: Callable[[str], object]
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Manifest:
     """What ``new`` writes for one algorithm: rendered files, edits, docs, record."""
     rendered: tuple[RenderedFile, ...]
@@ -51,7 +52,7 @@ class Manifest:
     answers_path: str
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Entries:
     """Who one algorithm is in the shared files: its key, classes and modules.
 
@@ -73,7 +74,7 @@ class Entries:
 
 def registry_edits(e: Entries) -> tuple[RegistryEdit, ...]:
     """The five shared-file edits that register ``e``, each with its inverse."""
-    from ffgen import edits  # libcst is slow to import; only planning needs it
+    from ffgen.edits import registries as edits  # libcst is slow to import; only plans need it
 
     cat_init = layout.category_init_path(e.category)
     reg = dict(key=e.key, module=e.args_module, class_name=e.args_class)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import gc
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping
-from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,20 +22,17 @@ from ffgen.classify.names import (
     parse_name,
 )
 from ffgen.classify.rules import classify
-from ffgen.errors import EXIT_OK, RefusedError, UsageError
+from ffgen.errors import UsageError
 from ffgen.generate.context import build_context
 from ffgen.generate.param_code import check_params
 from ffgen.generate.plan import Plan, build_plan, check_plan_verifies, docs_markers
-from ffgen.output import files_json, output_console, print_plain_json, show_changes
-from ffgen.record import fields_of, record, replace
-from ffgen.write.apply import apply_plan
-from ffgen.write.journal import holding
+from ffgen.output import files_json, show_changes
 
 if TYPE_CHECKING:
     from rich.console import Console  # output_console may give a PlainConsole (same output)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class NewRequest:
     """What ``ffgen new`` was asked for: NAME, the flags and the options."""
     name: str
@@ -91,7 +88,7 @@ def _like_source(view, req: NewRequest, facts: CheckoutFacts, console: Console, 
     """``--like`` / ``--extends``: the source and the answers its code fixes (else None)."""
     if not req.like and not req.extends:
         return None  # without the flags the like package (and its imports) is never loaded
-    from ffgen.generate.like import like_answers_for, requested_source, source_line
+    from ffgen.generate.like.inputs import like_answers_for, requested_source, source_line
 
     source = requested_source(view, req.like, req.extends)
     if source is None:
@@ -106,8 +103,8 @@ def _like_inputs(view, like, ctx, console: Console | None):
     """The copy's inputs; on a text run, one line where the example starts elsewhere."""
     if not like:
         return None
-    from ffgen.generate.like import like_inputs
     from ffgen.generate.like.answers import example_note
+    from ffgen.generate.like.inputs import like_inputs
 
     note = example_note(like[0], ctx.model_type, ctx.finetune_type, ctx.base_example)
     if note and console is not None:
@@ -115,78 +112,10 @@ def _like_inputs(view, like, ctx, console: Console | None):
     return like_inputs(view, like[0], ctx)
 
 
-def run_new(req: NewRequest, console: Console | None = None) -> int:
-    console = console or output_console()
-    if req.fmt not in ("text", "json"):
-        raise UsageError(f"--format {req.fmt!r} is not valid; choose text or json")
-    root = find_root(req.checkout)
-    # The lock is held from before the checkout is read until the command ends, so a second
-    # ffgen never plans against a tree this one is writing (a dry run only settles a journal).
-    with holding(root, writes=not req.dry_run), _without_gc_pauses():
-        sources: interview.Sources = {}
-        _, plan, classification = prepare_new(req, console, root, sources)
-        # Made before the writes, so a JSON run cannot fail after them; a text run needs none
-        # of it (every file's diff included).
-        data = plan_json(plan, classification, sources) if req.fmt == "json" else {}
-        return _show_and_write_new(req, console, root, plan, classification, data)
-
-
-@contextmanager
-def _without_gc_pauses():
-    """The cyclic garbage collector off while ``new`` runs. Everything a run builds (the syntax
-    trees of the whole checkout, kept in the view's parse cache) lives until it ends, and each
-    collection walks all of it again: about a tenth of a run, for no memory it could free
-    (the trees hold no reference cycles). Reference counting still frees the rest at once."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            # Everything allocated meanwhile joins the oldest generation first: enabled as it
-            # is, the next allocation would walk all of it as young objects (30 ms at the end
-            # of a run). Cycles among it are still found, by the next full collection.
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
-
-
-def _show_and_write_new(
-    req: NewRequest,
-    console: Console,
-    root: Path,
-    plan: Plan,
-    classification: Classification,
-    data: dict[str, object],
-) -> int:
-    """The plan, then the writes; JSON (``data``) is printed once the outcome is known (none
-    on a refusal, ``written: false`` for a plan with conflicts, as documented)."""
-    if req.fmt == "text":
-        show_plan(console, plan, classification, diffs=req.dry_run)
-    if plan.conflicts:
-        if req.fmt == "json":
-            print_plain_json({**data, "dry_run": req.dry_run, "written": False})
-        raise RefusedError(conflict_message(CheckoutView(root), plan))
-    written = () if req.dry_run else apply_plan(root, plan)
-    steps = None
-    if not req.dry_run:
-        from ffgen.generate.next_steps import next_steps
-
-        steps = next_steps(root, plan, classification.category)
-    if req.fmt == "json":
-        extra = {"next": steps.as_dict()} if steps is not None else {}
-        print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run, **extra})
-    elif steps is not None:
-        console.print(f"{len(written)} file(s) written under {root}")
-        for line in steps.lines():
-            console.print(line, highlight=False)
-    return EXIT_OK
-
-
 def conflict_message(view: CheckoutView, plan: Plan) -> str:
     """Why nothing was written. A re-run on an algorithm ffgen generated points to ``update``
     while the user's edits are in the way (``--force`` would wipe them)."""
-    from ffgen.lifecycle.replay import read_record
+    from ffgen.store.read import read_record
 
     paths = ", ".join(c.path for c in plan.conflicts)
     record = read_record(view, plan.key)
@@ -205,7 +134,7 @@ def conflict_message(view: CheckoutView, plan: Plan) -> str:
 
 def _edited(record, change) -> bool:
     """A conflicting file the user changed since ffgen wrote it (the docs section included)."""
-    from ffgen.lifecycle.records import sha256
+    from ffgen.store.records import sha256
 
     recorded = record.file(change.path)
     if recorded is not None:
@@ -222,7 +151,7 @@ def _edited(record, change) -> bool:
 
 def _answers_note(record, plan: Plan) -> str:
     """Flags that differ from the recorded answers: ``update`` keeps the recorded ones."""
-    from ffgen.lifecycle.records import parse_record
+    from ffgen.store.records import parse_record
 
     change = next((c for c in plan.changes if c.path == record.path), None)
     if change is None:
@@ -244,7 +173,7 @@ def with_recorded_answers(req: NewRequest) -> NewRequest:
     """
     if req.answers_file is None:
         return req
-    from ffgen.lifecycle.replay import flags_from, load_answers_file
+    from ffgen.store.read import flags_from, load_answers_file
 
     record = load_answers_file(req.answers_file)
     flags = flags_from(record) | {k: v for k, v in req.flags.items() if v is not None}
@@ -383,10 +312,10 @@ def _source_json(plan: Plan) -> dict[str, object]:
 def answers_json(c: Classification, sources: interview.Sources) -> dict[str, object]:
     """Every resolved answer as its flag takes it, and where it came from: given (a flag, a
     record's answer or a typed reply), forced (the only legal value) or defaulted."""
-    from ffgen.lifecycle.records import flag_text
+    from ffgen.store.records import flag_text
 
     out: dict[str, object] = {}
-    for name in fields_of(c.answers):
+    for name in (f.name for f in dataclasses.fields(c.answers)):
         value = c.category if name == "category" else getattr(c.answers, name)
         if value in (None, ()):
             continue

@@ -11,12 +11,12 @@ files the user edited, so both ways give the same bytes. The Python is laid out 
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.classify.params import ParamSet, ParamSpec
 from ffgen.errors import UsageError
-from ffgen.record import record
 
 WIDTH = 100
 FIELD_INDENT = " " * 4
@@ -24,7 +24,7 @@ CHECK_INDENT = " " * 8
 HELP_PREFIX = "Objective hyperparameter"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ParamView:
     """One param as the templates see it."""
 
@@ -274,7 +274,7 @@ def check_params(view: CheckoutView, ctx) -> None:
     checkout's base class (with its bases) already defines."""
     if not ctx.params:
         return
-    from ffgen.generate import render  # render imports the context, which imports this module
+    from ffgen.generate import render  # here: only a render needs Jinja
 
     own = _class_members(ast.parse(render.render(render.ARGS_TEMPLATE, ctx)), ctx.args_class)
     base = base_class(ctx.acquisition)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from enum import Enum
 
 from ffgen import __version__
 from ffgen.checkout import layout
@@ -12,11 +12,14 @@ from ffgen.checkout.view import CheckoutView, Overlay
 from ffgen.classify.model import Classification
 from ffgen.classify.names import AlgorithmNames
 from ffgen.errors import RefusedError
+from ffgen.generate import record_changes as record_plan
 from ffgen.generate import render
-from ffgen.generate.conformance import check_conformance
+from ffgen.generate.changes import FileChange, Plan, Status, owned_file
+from ffgen.generate.conformance.check import check_conformance
 from ffgen.generate.context import RenderContext
 from ffgen.generate.manifest import Manifest, manifest_for
-from ffgen.lifecycle.records import (
+from ffgen.store.read import all_records
+from ffgen.store.records import (
     Record,
     RecordedDocs,
     RecordedEdit,
@@ -25,81 +28,11 @@ from ffgen.lifecycle.records import (
     flag_text,
     parse_record,
 )
-from ffgen.record import fields_of
-from ffgen.record import record as value_record  # "record" names ffgen's records here
-
-
-class Status(str, Enum):
-    CREATE = "CREATE"
-    UPDATE = "UPDATE"
-    IDENTICAL = "IDENTICAL"
-    CONFLICT = "CONFLICT"
-    DELETE = "DELETE"  # ``remove``: the file goes; ``old`` is its current text, ``new`` is ""
-    # A file left as the user edited it: ``remove`` keeps it instead of deleting it, ``update``
-    # when the merge brings nothing new into it. Never written.
-    KEPT = "KEPT"
-
-
-@value_record
-class FileChange:
-    """One file the plan creates, updates, deletes or leaves."""
-    path: str  # relative to the checkout root
-    status: Status
-    old: str | None  # current content (None: the file does not exist)
-    new: str  # content after the change
-    note: str = ""  # why, where the status needs a reason (a KEPT file)
-    # False only for a file ``update --conflict inline`` writes with conflict markers on
-    # purpose: it does not compile until the user resolves them.
-    validate: bool = True
-
-    def diff(self) -> str:
-        deleted = self.status is Status.DELETE
-        import difflib  # only for a diff or a suggestion: most runs need neither
-
-        lines = difflib.unified_diff(
-            (self.old or "").splitlines(keepends=True),
-            self.new.splitlines(keepends=True),
-            fromfile=f"a/{self.path}" if self.old is not None else "/dev/null",
-            tofile="/dev/null" if deleted else f"b/{self.path}",
-        )
-        return "".join(lines)
-
-
-@value_record
-class Plan:
-    """Every change of one command, for one algorithm."""
-    key: str
-    changes: tuple[FileChange, ...]
-    source: RecordedSource | None = None  # ``new --like`` / ``--extends``: where it started
-
-    @property
-    def conflicts(self) -> tuple[FileChange, ...]:
-        return tuple(c for c in self.changes if c.status is Status.CONFLICT)
-
-    @property
-    def writes(self) -> tuple[FileChange, ...]:
-        return tuple(
-            c for c in self.changes if c.status in (Status.CREATE, Status.UPDATE, Status.DELETE)
-        )
-
-
-def owned_file(view: CheckoutView, path: str, new: str, force: bool) -> FileChange:
-    """A file ffgen owns outright: create it, or compare with what is there."""
-    old = view.read(path)
-    if old is None:
-        return FileChange(path, Status.CREATE, None, new)
-    if old == new:
-        return FileChange(path, Status.IDENTICAL, old, new)
-    return FileChange(path, Status.UPDATE if force else Status.CONFLICT, old, new)
 
 
 def other_pristine(view: CheckoutView, path: str, key: str) -> str | None:
     """What another algorithm's record holds as the pristine text of the shared file ``path``
     (None when no other record lists it)."""
-    from ffgen.lifecycle.replay import (
-        all_records,  # replay imports the manifest, which this module uses
-    )
-
     for record in all_records(view):
         recorded = record.file(path) if record.key != key else None
         if recorded is not None:
@@ -188,7 +121,7 @@ def docs_change(
 def recorded_answers(names: AlgorithmNames, c: Classification) -> dict[str, str]:
     """Every answer as its flag takes it: replaying these through ``new`` renders the same."""
     out = {"name": names.key, "class_name": names.stem}
-    for name in fields_of(c.answers):
+    for name in (f.name for f in dataclasses.fields(c.answers)):
         value = c.category if name == "category" else getattr(c.answers, name)
         if value not in (None, (), {}):
             out[name] = flag_text(value)
@@ -201,10 +134,8 @@ def existing_record(view: CheckoutView, path: str) -> Record | None:
 
 
 def record_changes(view: CheckoutView, record: Record, force: bool) -> list[FileChange]:
-    """The record and its base files (see :mod:`ffgen.lifecycle.record_changes`)."""
-    from ffgen.lifecycle import record_changes as changes  # it builds on this module
-
-    return changes.record_changes(view, record, force)
+    """The record and its base files (see :mod:`ffgen.generate.record_changes`)."""
+    return record_plan.record_changes(view, record, force)
 
 
 def record_for(
@@ -278,7 +209,7 @@ def category_stub(category: str, header: str = "") -> str:
     return (f"{header}\n" if header else "") + f'"""{category.capitalize()} trainers."""\n'
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Rendered:
     """Everything the templates produce for one algorithm: owned files and the docs section."""
 
@@ -294,7 +225,7 @@ def render_all(ctx: RenderContext, manifest: Manifest) -> Rendered:
     return Rendered(files, render.render(render.DOCS_TEMPLATE, ctx).strip())
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class SharedChanges:
     """The plan's edits of shared files, and what the record says about them."""
 
@@ -393,7 +324,8 @@ def _overlay(view: CheckoutView, changes: list[FileChange]) -> CheckoutView:
 
 def check_plan_verifies(view: CheckoutView, plan: Plan) -> None:
     """Refuse a plan that ``ffgen verify`` would flag: run it on the checkout as it would be."""
-    from ffgen.verify import introduced_errors, run_verify
+    from ffgen.verify.engine import run_verify
+    from ffgen.verify.model import introduced_errors
 
     report = run_verify(_overlay(view, list(plan.changes)))
     if not report.errors:

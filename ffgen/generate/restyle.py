@@ -14,7 +14,6 @@ import re
 import sys
 
 from ffgen.checkout.style import TYPING, TYPING_ALIASES, CodeStyle, annotation_nodes
-from ffgen.generate.restyle_cache import known_typing
 
 LINE_LENGTH = 100
 _TYPING_LINE = re.compile(r"^from typing import ([^\n()]+)\n", re.MULTILINE)
@@ -23,8 +22,7 @@ _NEWLINE = re.compile(rb"\n")
 
 def restyle(text: str, style: CodeStyle) -> str:
     if style.generics == TYPING:
-        known = known_typing(text)  # a template no context changes: restyled ahead of time
-        text = known if known is not None else typing_generics(text)
+        text = typing_generics(text)
     if style.header and not text.startswith(style.header):
         text = f"{style.header}\n{text}"
     return text

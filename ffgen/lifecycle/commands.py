@@ -201,7 +201,7 @@ def _verify_errors(view: CheckoutView, keys: set[str]) -> dict[str, list]:
     match their record can still be wrong after a hand edit elsewhere (a trainer reading an
     argument its class no longer defines), and check is the one gate a user runs."""
     from ffgen.errors import FfgenError
-    from ffgen.verify import run_verify
+    from ffgen.verify.engine import run_verify
 
     if not keys:
         return {}

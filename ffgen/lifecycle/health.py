@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ffgen.checkout.view import CheckoutView
 from ffgen.generate.plan import docs_markers
 from ffgen.lifecycle.merge3 import OURS_MARK, THEIRS_MARK
-from ffgen.lifecycle.records import Record
+from ffgen.store.records import Record
 
 MARKERS_FIX = (
     "conflict markers from `ffgen update --conflict inline` are still there: keep the lines "

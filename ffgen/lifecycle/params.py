@@ -16,7 +16,7 @@ pending template change differ, as in any ``update``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -30,10 +30,10 @@ from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, 
 from ffgen.errors import RefusedError, UsageError
 from ffgen.generate.param_code import ParamView, check_params, param_view
 from ffgen.generate.plan import FileChange, Plan, Status, docs_markers
-from ffgen.lifecycle.records import Record, RecordedFile
-from ffgen.lifecycle.replay import Replayed, read_record, replay
+from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
-from ffgen.record import replace
+from ffgen.store.read import read_record
+from ffgen.store.records import Record, RecordedFile
 from ffgen.write.journal import holding
 
 

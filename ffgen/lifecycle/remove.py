@@ -27,9 +27,10 @@ from ffgen.generate.plan import (
     docs_markers,
     other_pristine,
 )
-from ffgen.lifecycle import record_store
-from ffgen.lifecycle.records import Record, RecordedDocs, answers_path, sha256
-from ffgen.lifecycle.replay import read_record, replay
+from ffgen.lifecycle.replay import replay
+from ffgen.store import record_store
+from ffgen.store.read import read_record
+from ffgen.store.records import Record, RecordedDocs, answers_path, sha256
 
 KEPT_AS_YOURS = "edited since ffgen wrote it: kept as your file; ffgen no longer tracks it"
 KEPT_SECTION = "your edited section kept as your text, without ffgen's markers"
@@ -71,7 +72,7 @@ def plan_remove(view: CheckoutView, key: str, *, force: bool, keep_edited: bool 
         changes.append(docs)
     if target.record is not None:
         changes.append(_delete(view, target.record.path))
-        # and its base files (ffgen.lifecycle.record_store): the pristine texts go with it
+        # and its base files (ffgen.store.record_store): the pristine texts go with it
         released = record_store.released(view, target.record.key, target.record.path)
         changes += [_delete(view, path) for path in released]
     return Plan(key=key, changes=tuple(changes))

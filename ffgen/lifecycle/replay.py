@@ -8,22 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from ffgen.checkout.hints import CheckoutHints, read_hints
 from ffgen.checkout.view import CheckoutView
 from ffgen.classify import interview
-from ffgen.classify.model import Answers, Classification
+from ffgen.classify.model import Classification
 from ffgen.classify.names import AlgorithmNames, parse_name
 from ffgen.classify.rules import classify
-from ffgen.errors import FfgenError, RefusedError, UsageError
+from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.context import RenderContext, build_context
 from ffgen.generate.manifest import Manifest, manifest_for
-from ffgen.lifecycle.records import ANSWERS_DIR, Record, answers_path, parse_record
-from ffgen.record import fields_of
-
-# Answers that are not properties of the algorithm but name it.
-NAMING = ("name", "class_name")
+from ffgen.store.read import flags_from
+from ffgen.store.records import Record
 
 
 @dataclass(frozen=True)
@@ -33,59 +29,6 @@ class Replayed:
     classification: Classification
     ctx: RenderContext
     manifest: Manifest
-
-
-def read_record(view: CheckoutView, key: str) -> Record | None:
-    """The record of ``key`` in this checkout, or None when ffgen did not generate it."""
-    path = answers_path(key)
-    text = view.read(path)
-    if text is None:
-        return None
-    record = parse_record(text, path, view.read)
-    if record.key != key:
-        raise RefusedError(f"{path}: records key {record.key!r}, not {key!r}; rename the file back")
-    return record
-
-
-def all_records(view: CheckoutView) -> tuple[Record, ...]:
-    out = []
-    for path in view.files(f"{ANSWERS_DIR}/*.yml"):
-        key = Path(path).stem
-        record = read_record(view, key)
-        if record is not None:
-            out.append(record)
-    return tuple(out)
-
-
-def load_answers_file(path: Path) -> Record:
-    """A record given on the command line (``new --answers FILE``); any checkout's will do."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(
-            f"--answers {path}: no such file; pass a record such as {ANSWERS_DIR}/<key>.yml"
-        ) from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise UsageError(
-            f"--answers {path}: cannot read it ({type(exc).__name__}); pass the record file itself"
-        ) from None
-    return parse_record(text, str(path))  # its answers: the texts stay in its checkout
-
-
-def flags_from(record: Record) -> dict[str, str]:
-    """The record's answers as ``new`` flags (without the naming ones)."""
-    known = set(fields_of(Answers))
-    flags = {}
-    for name, value in record.answers.items():
-        if name in NAMING:
-            continue
-        if name not in known:
-            raise RefusedError(
-                f"{record.path}: answer {name!r} is not one this ffgen version asks; "
-                "update ffgen or remove the answer"
-            )
-        flags[name] = value
-    return flags
 
 
 def classification_of(
@@ -123,8 +66,8 @@ def replay(
         return Replayed(record, names, c, ctx, manifest_for(ctx))
     # ``--like`` / ``--extends``: the files that came from the source, recomputed from the
     # source's text at copy time (ffgen.generate.like), so that only ffgen's change shows.
-    from ffgen.generate.like import like_context
     from ffgen.generate.like.files import source_files
+    from ffgen.generate.like.inputs import like_context
 
     ctx = like_context(ctx, record.source)
     return Replayed(record, names, c, ctx, manifest_for(ctx, source_files(record.source, ctx)))

@@ -15,8 +15,9 @@ from ffgen.generate.like.provenance import source_changes
 from ffgen.generate.manifest import registry_edits
 from ffgen.generate.plan import render_all
 from ffgen.lifecycle.health import Broken, broken_files
-from ffgen.lifecycle.records import Record, sha256
-from ffgen.lifecycle.replay import all_records, replay
+from ffgen.lifecycle.replay import replay
+from ffgen.store.read import all_records
+from ffgen.store.records import Record, sha256
 
 UNCHANGED, EDITED, MISSING, BROKEN = "unchanged", "edited", "missing", "broken"
 

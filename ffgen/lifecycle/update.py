@@ -9,12 +9,12 @@ record's pristine texts move to the new render, so the next update merges from t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ffgen.checkout.facts import read_facts
 from ffgen.checkout.view import CheckoutView, Overlay
 from ffgen.errors import RefusedError
-from ffgen.generate.conformance import check_conformance
+from ffgen.generate.conformance.check import check_conformance
 from ffgen.generate.plan import (
     FileChange,
     Plan,
@@ -27,9 +27,9 @@ from ffgen.generate.plan import (
     shared_changes,
 )
 from ffgen.lifecycle.merge3 import Conflict, merge3
-from ffgen.lifecycle.records import Record
-from ffgen.lifecycle.replay import read_record, replay
-from ffgen.record import replace
+from ffgen.lifecycle.replay import replay
+from ffgen.store.read import read_record
+from ffgen.store.records import Record
 
 CONFLICT_MODES = ("refuse", "inline")
 DELETED = "you deleted it; update does not bring it back (`ffgen new --force` does)"

@@ -140,7 +140,7 @@ def _compile(state: dict) -> None:
 
 def _plan(shared: _Shared, c, state: dict) -> None:
     from ffgen.errors import FfgenError
-    from ffgen.generate.conformance import HINT
+    from ffgen.generate.conformance.findings import HINT
     from ffgen.generate.plan import build_plan
 
     try:
@@ -204,7 +204,7 @@ def _linked(template: Path, folder: str, names: list[str]) -> list[str]:
 
 def _verify(shared: _Shared, root: Path) -> None:
     from ffgen.checkout.view import CheckoutView
-    from ffgen.verify import run_verify
+    from ffgen.verify.engine import run_verify
 
     # The copy's files that the point left as they were parse as the template's did.
     report = run_verify(CheckoutView(root, share_parses_with=shared.view))

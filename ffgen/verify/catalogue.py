@@ -8,11 +8,12 @@ failures. Never renumber a rule; retire it instead.
 
 from __future__ import annotations
 
-from ffgen.record import record
+import dataclasses
+
 from ffgen.verify.model import ERROR, WARNING, Finding
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Rule:
     id: str
     title: str

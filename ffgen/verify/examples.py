@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
-from ffgen.record import record
 
 SUFFIXES = (".yaml", ".yml")  # every config under examples/, at any depth
 DEFAULT_TRAINER_TYPE = "grpo"  # Arguments.from_dict's default
 
 
-@record(eq=False)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
 class Example:
     path: str
     data: object  # the loaded document (None when it did not parse)

@@ -9,16 +9,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import UsageError
-from ffgen.record import record
 from ffgen.verify.catalogue import BY_ID, finding
 from ffgen.verify.model import Finding
 
 EXCEPTIONS_FILE = ".ffgen-verify.yaml"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Accepted:
     algorithm: str
     rule_id: str

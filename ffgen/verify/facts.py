@@ -7,11 +7,11 @@ inheritance (a class that declares nothing inherits its base's value).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from functools import cached_property
 
 from ffgen.checkout import layout
 from ffgen.errors import UsageError
-from ffgen.record import record
 from ffgen.verify.catalogue import CONTRACT_CONSTANTS, OPTIMIZER_KINDS
 from ffgen.verify.index import Assignment, CheckoutIndex, ClassInfo, ModuleInfo, walk
 
@@ -32,14 +32,14 @@ OPTIMIZER_REGISTRY_MODULES = (
 OPTIMIZER_REGISTRY_NAME = "_OPTIMIZER_ARGS_REGISTRY"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RegistryEntry:
     key: str
     line: int
     value: ast.expr
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Registry:
     path: str
     module: str
@@ -54,7 +54,7 @@ class Registry:
         return next((e for e in reversed(self.entries) if e.key == key), None)
 
 
-@record(eq=False)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
 class Algorithm:
     key: str
     args_entry: RegistryEntry | None
@@ -63,7 +63,7 @@ class Algorithm:
     trainer_cls: ClassInfo | None
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Declared:
     """A value found by walking a class's MRO: the value, who declared it and where."""
 
@@ -95,7 +95,8 @@ def read_registry(index: CheckoutIndex, module: str, name: str, path: str) -> Re
     return Registry(path, module, binding.line, entries)
 
 
-@record(eq=False)
+# No slots: its cached properties and lookup tables live in the instance's __dict__.
+@dataclasses.dataclass(frozen=True, eq=False)
 class Facts:
     index: CheckoutIndex
     args_registry: Registry

@@ -20,12 +20,12 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffgen import edits
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView, Overlay
+from ffgen.edits import registries as edits
 from ffgen.generate.plan import FileChange, Plan, Status
-from ffgen.verify import Finding, Report, introduced_errors, run_verify
 from ffgen.verify.catalogue import rule
+from ffgen.verify.engine import run_verify
 from ffgen.verify.facts import (
     ARGS_INIT_MODULE,
     ARGS_REGISTRY_MODULE,
@@ -34,6 +34,7 @@ from ffgen.verify.facts import (
     build_facts,
 )
 from ffgen.verify.index import CheckoutIndex, ClassInfo
+from ffgen.verify.model import Finding, Report, introduced_errors
 
 # The rules --fix can repair, keyed by rule ID, with what the fix does (docs and --explain).
 FIXABLE: dict[str, str] = {

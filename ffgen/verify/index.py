@@ -8,16 +8,16 @@ methods, and an MRO over the classes found in the checkout. Nothing here imports
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import TOO_DEEP
-from ffgen.record import factory, record
 
 ROOT_PACKAGE = "flow_factory"
 _MAX_DEPTH = 25
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Assignment:
     name: str
     value: ast.expr | None
@@ -25,7 +25,7 @@ class Assignment:
     line: int
 
 
-@record(eq=False)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
 class ClassInfo:
     name: str
     module: str  # dotted module name
@@ -40,7 +40,7 @@ class ClassInfo:
         return f"{self.module}.{self.name}"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ImportBinding:
     module: str  # absolute dotted module
     attr: str | None  # None: the binding is the module itself
@@ -50,17 +50,17 @@ class ImportBinding:
 Binding = ClassInfo | Assignment | ImportBinding
 
 
-@record(eq=False)
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
 class ModuleInfo:
     dotted: str
     path: str
     is_package: bool
-    bindings: dict[str, Binding] = factory(dict)
+    bindings: dict[str, Binding] = dataclasses.field(default_factory=dict)
     all_names: tuple[str, ...] | None = None
     all_line: int = 1
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Symbol:
     """What a name resolves to: a class, a module-level assignment, a module, or an outside name."""
 
@@ -71,7 +71,7 @@ class Symbol:
     module: str | None = None  # module holding the assignment / the module itself
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class SyntaxProblem:
     path: str
     line: int

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ffgen.record import record
+import dataclasses
 
 ERROR = "error"
 WARNING = "warning"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Finding:
     """One problem: where it is, what is wrong (one line) and how to fix it (one line)."""
 
@@ -36,7 +36,7 @@ class Finding:
         }
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Report:
     """Everything one verify run found, after accepted exceptions were applied."""
 
@@ -58,3 +58,10 @@ class Report:
 
     def rule_ids(self) -> set[str]:
         return {f.rule_id for f in self.findings}
+
+
+def introduced_errors(before: Report, after: Report) -> tuple[Finding, ...]:
+    """Errors in ``after`` that ``before`` did not have (compared without line numbers, which
+    shift when a plan edits a file). ``ffgen new`` refuses a plan when this is non-empty."""
+    seen = {(f.rule_id, f.algorithm, f.path, f.message) for f in before.errors}
+    return tuple(f for f in after.errors if (f.rule_id, f.algorithm, f.path, f.message) not in seen)

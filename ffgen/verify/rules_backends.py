@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
-from ffgen.record import record
 from ffgen.verify.catalogue import finding
 from ffgen.verify.facts import Facts
 from ffgen.verify.model import Finding
@@ -14,7 +14,7 @@ from ffgen.verify.model import Finding
 MUON_TORCH = (2, 9)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class _Backend:
     """The distributed plan an example's ``config_file`` selects (None: unknown)."""
 

@@ -6,9 +6,9 @@ The optimizers and backends of multi-role examples are :mod:`ffgen.verify.rules_
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 
-from ffgen.record import record
 from ffgen.verify.catalogue import RESERVED_RUNTIME_CHILDREN, finding
 from ffgen.verify.facts import Algorithm, Facts
 from ffgen.verify.index import ClassInfo, walk
@@ -165,7 +165,7 @@ def _string(facts: Facts, owner: ClassInfo, expr: ast.expr | None) -> str | None
     return None
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class _Declared:
     """The algorithm's own checkpoint children: ``names`` when known, ``dynamic`` when an
     ``_algorithm_runtime_child_names()`` override (or a non-literal tuple) decides them."""

@@ -14,6 +14,7 @@ journal (deleted ones come back, created files and folders go) before the error 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import time
@@ -26,8 +27,6 @@ from ffgen.checkout import textfile
 from ffgen.checkout.view import recent_tree
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
-from ffgen.generate.restyle_cache import known_to_compile
-from ffgen.record import record
 from ffgen.write import journal
 from ffgen.write.paths import check_spelling, safe_relative
 
@@ -68,8 +67,6 @@ class InterruptedAfterWrites(FfgenError):
 def validate_content(change: FileChange) -> None:
     """Python must compile and YAML must parse, or nothing is written."""
     if change.path.endswith(".py"):
-        if known_to_compile(change.new):  # a text ffgen ships, compiled when it was stored
-            return
         tree = recent_tree(change.path, change.new)  # compiles to the same code, and errors
         try:
             compile(change.new if tree is None else tree, change.path, "exec", dont_inherit=True)
@@ -130,7 +127,7 @@ def _target(root: Path, change: FileChange) -> Path:
     return path
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class _Write:
     """One change, ready: where it lands, the bytes it writes (None: a delete), the file's old
     bytes and mode (None: absent)."""

@@ -16,6 +16,7 @@ that holds neither (edited by hand since) is not touched: the command refuses, n
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import sys
@@ -24,7 +25,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ffgen.errors import RefusedError
-from ffgen.record import record
 from ffgen.write import JOURNAL_PATH
 from ffgen.write.lock import checkout_lock
 from ffgen.write.paths import safe_relative
@@ -33,7 +33,7 @@ FORMAT = 1
 TMP_SUFFIX = ".ffgen-tmp"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Entry:
     """One path the apply changes, with what to put back on a rollback."""
     path: str  # relative to the checkout root
@@ -42,7 +42,7 @@ class Entry:
     new_sha256: str | None  # None: the apply deletes the path
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Journal:
     """What an apply is about to change, written before its first write."""
     key: str
@@ -60,7 +60,7 @@ def new_journal(key: str, entries: Iterable[Entry], created_dirs: Iterable[str])
 
 
 def digest(data: bytes) -> str:
-    from ffgen.digests import sha256  # here: a command that only reads never needs it
+    from hashlib import sha256  # here: a command that only reads never needs it
 
     return sha256(data).hexdigest()
 

@@ -1,6 +1,7 @@
 """Generated examples start from the checkout's closest example of the same kind."""
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -12,7 +13,6 @@ from ffgen.classify.rules import legal_classifications
 from ffgen.cli import app
 from ffgen.generate import render
 from ffgen.generate.context import RenderContext, build_context
-from ffgen.record import replace
 from tests.example_loading import (
     DATA_DECIDED,
     REAL_MIXED_PRECISION,

@@ -19,7 +19,7 @@ from ffgen.write.apply import PAUSE_AFTER_ENV, PAUSE_MARKER_ENV, PAUSE_SECONDS_E
 from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
-CHILD = "from ffgen.cli import main; main()"
+CHILD = "from ffgen.entry import main; main()"
 
 
 def new_args(root: Path, *extra: str) -> list[str]:
@@ -185,7 +185,7 @@ def test_diffs_in_a_log_are_never_cut(sandbox):
 STARTUP_INTERRUPT = (
     "import os, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "sys.argv[0] = 'ffgen'; import ffgen; "
-    "os.kill(os.getpid(), signal.SIGINT); import ffgen.cli; ffgen.cli.main()"
+    "os.kill(os.getpid(), signal.SIGINT); import ffgen.entry; ffgen.entry.main()"
 )
 
 

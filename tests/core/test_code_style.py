@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,6 @@ from ffgen.checkout.view import CheckoutView
 from ffgen.generate import render
 from ffgen.generate.restyle import typing_generics
 from ffgen.quality.gates import RUFF_CHECK, RUFF_FORMAT
-from ffgen.record import replace
 from tests.helpers import SPECS
 from tests.lifecycle._lifecycle import ffgen, new, read_record_at
 from tests.templates._render import FAMILY_ANSWERS, family_context

@@ -10,6 +10,7 @@ import builtins
 import io
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,6 @@ from ffgen.classify.model import Answers, Ownership, SupervisionKind
 from ffgen.classify.rules import QUESTION_ORDER, fill_forced, legal_classifications
 from ffgen.errors import UsageError
 from ffgen.generate.new import NewRequest, gather_answers
-from ffgen.record import replace
 from ffgen.skill import render_skill
 from tests.core.test_interactive import Terminal
 from tests.lifecycle._lifecycle import ffgen

@@ -25,7 +25,7 @@ from ffgen.write.lock import WAIT_ENV
 from tests.helpers import SPECS, tree
 
 REPO = Path(__file__).resolve().parents[2]
-CHILD = "from ffgen.cli import main; main()"
+CHILD = "from ffgen.entry import main; main()"
 
 
 def new_args(root: Path, name: str = "my-grpo") -> list[str]:

@@ -26,7 +26,7 @@ from tests.helpers import SPECS, tree
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pipes and SIGPIPE are POSIX")
 
 REPO = Path(__file__).resolve().parents[2]
-CHILD = "from ffgen.cli import main; main()"
+CHILD = "from ffgen.entry import main; main()"
 TRAINER = "src/flow_factory/trainers/offline/my_algo.py"
 
 

@@ -349,7 +349,7 @@ def test_lock_excludes_concurrent_processes(tmp_path):
 # as ignored under some CI runners, where Python would otherwise leave it ignored).
 CHILD = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from ffgen.cli import main; main()"
+    "from ffgen.entry import main; main()"
 )
 
 

@@ -31,7 +31,7 @@ from ffgen.classify.names import parse_name
 from ffgen.cli import app
 from ffgen.errors import UsageError
 from ffgen.sandbox import create_sandbox
-from ffgen.verify import run_verify
+from ffgen.verify.engine import run_verify
 from tests.helpers import tree
 
 # -- names -------------------------------------------------------------------------------------

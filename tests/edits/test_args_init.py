@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from edits_reference import ARGS_INIT, ARGS_INIT_PATH, BUILTINS, splice
 
-from ffgen.edits import EditResult, add_args_init_export, remove_args_init_export
+from ffgen.edits.registries import EditResult, add_args_init_export, remove_args_init_export
 
 NEW = {"module": "my_algo", "class_name": "MyAlgoTrainingArguments"}
 

@@ -6,7 +6,7 @@ import libcst as cst
 import pytest
 from edits_reference import ARGS_REGISTRY, ARGS_REGISTRY_PATH, BUILTINS, splice
 
-from ffgen.edits import EditResult, add_args_registry_entry, remove_args_registry_entry
+from ffgen.edits.registries import EditResult, add_args_registry_entry, remove_args_registry_entry
 
 NEW = {"key": "my-algo", "module": "my_algo", "class_name": "MyAlgoTrainingArguments"}
 

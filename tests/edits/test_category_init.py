@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from edits_reference import OFFLINE_INIT, OFFLINE_INIT_PATH, RL_INIT, RL_INIT_PATH
 
-from ffgen.edits import EditResult, add_category_reexport, remove_category_reexport
+from ffgen.edits.registries import EditResult, add_category_reexport, remove_category_reexport
 
 NEW = {"module": "my_algo", "class_name": "MyAlgoTrainer"}
 

@@ -35,7 +35,8 @@ from edits_reference import BUILTINS, HPARAMS_BLOCK
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ffgen.edits import (
+from ffgen.edits._order import module_key
+from ffgen.edits.registries import (
     EditResult,
     add_args_init_export,
     add_args_registry_entry,
@@ -48,7 +49,6 @@ from ffgen.edits import (
     remove_hparams_reexport,
     remove_trainer_registry_entry,
 )
-from ffgen.edits._order import module_key
 
 SETTINGS = settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from edits_reference import HPARAMS_BLOCK, HPARAMS_INIT, HPARAMS_INIT_PATH, splice
 
-from ffgen.edits import EditResult, add_hparams_reexport, remove_hparams_reexport
 from ffgen.edits._order import name_key
+from ffgen.edits.registries import EditResult, add_hparams_reexport, remove_hparams_reexport
 
 AFTER = splice(
     splice(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ffgen.edits import (
+from ffgen.edits.registries import (
     EditResult,
     add_args_init_export,
     add_args_registry_entry,

@@ -18,7 +18,8 @@ from edits_reference import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffgen.edits import (
+from ffgen.edits._order import module_key, name_key
+from ffgen.edits.registries import (
     EditResult,
     add_args_init_export,
     add_args_registry_entry,
@@ -31,7 +32,6 @@ from ffgen.edits import (
     remove_hparams_reexport,
     remove_trainer_registry_entry,
 )
-from ffgen.edits._order import module_key, name_key
 
 TAKEN_KEYS = {key for key, *_ in BUILTINS}
 TAKEN_MODULES = {module for _, module, *_ in BUILTINS}

@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 from edits_reference import BUILTINS, TRAINER_REGISTRY, TRAINER_REGISTRY_PATH, splice
 
-from ffgen.edits import EditResult, add_trainer_registry_entry, remove_trainer_registry_entry
+from ffgen.edits.registries import (
+    EditResult,
+    add_trainer_registry_entry,
+    remove_trainer_registry_entry,
+)
 
 DOTTED = "flow_factory.trainers.offline.my_algo.MyAlgoTrainer"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ffgen.checkout.view import CheckoutView
 from ffgen.cli import app
-from ffgen.lifecycle.records import parse_record, stored_files
+from ffgen.store.records import parse_record, stored_files
 from tests.helpers import SPECS
 
 # One algorithm per family and ownership, as `new` flags (model type toy).
@@ -44,7 +44,7 @@ def record_file(root: Path, key: str) -> Path:
 
 def rewrite_pristine(root: Path, key: str, path: str, pristine: str) -> None:
     """Make the record say ``new`` once rendered ``pristine`` for ``path`` (an older template)."""
-    from ffgen.record import replace
+    from dataclasses import replace
 
     record = read_record_at(root, key)
     files = tuple(

@@ -8,7 +8,7 @@ a user's edit; ``remove`` deletes it with the last algorithm that uses it, never
 
 from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
-from ffgen.lifecycle.records import parse_record
+from ffgen.store.records import parse_record
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file, rewrite_pristine
 

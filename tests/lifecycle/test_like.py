@@ -22,9 +22,9 @@ import yaml
 
 from ffgen.checkout.view import CheckoutView, Overlay
 from ffgen.generate.new import NewRequest, prepare_new
-from ffgen.lifecycle.replay import read_record
 from ffgen.output import output_console
-from ffgen.verify import run_verify
+from ffgen.store.read import read_record
+from ffgen.verify.engine import run_verify
 from tests.helpers import SPECS, snapshot
 from tests.lifecycle._lifecycle import ffgen, json_out, new, record_file
 

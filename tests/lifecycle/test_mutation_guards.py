@@ -6,8 +6,9 @@ longer render, or a docs section today's template renders differently.
 
 from __future__ import annotations
 
-from ffgen.lifecycle.records import RecordedFile
-from ffgen.record import replace
+from dataclasses import replace
+
+from ffgen.store.records import RecordedFile
 from tests.helpers import tree
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, read_record_at, write_record
 

@@ -10,7 +10,7 @@ import shutil
 
 import yaml
 
-from ffgen.lifecycle import record_store
+from ffgen.store import record_store
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, new, read_record_at, record_file
 

@@ -1,12 +1,14 @@
 """The record in `.ffgen/answers/<key>.yml`: written whole, read back exactly, bad ones refused."""
 
+from dataclasses import replace
+
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffgen.errors import RefusedError
-from ffgen.lifecycle.records import (
+from ffgen.store.records import (
     Record,
     RecordedDocs,
     RecordedEdit,
@@ -14,7 +16,6 @@ from ffgen.lifecycle.records import (
     parse_record,
     stored_files,
 )
-from ffgen.record import replace
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, new, read_record_at, record_file
 

@@ -7,7 +7,7 @@ user's file is that older render plus the user's own edit, today's render is the
 import pytest
 
 from ffgen.checkout.view import CheckoutView
-from ffgen.lifecycle.records import parse_record
+from ffgen.store.records import parse_record
 from tests.helpers import snapshot
 from tests.lifecycle._lifecycle import CASES, ffgen, json_out, new, record_file, rewrite_pristine
 

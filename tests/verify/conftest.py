@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ffgen.checkout.view import CheckoutView
-from ffgen.verify import Report, run_verify
+from ffgen.verify.engine import run_verify
+from ffgen.verify.model import Report
 
 FAITHFUL = Path(__file__).resolve().parents[1] / "fixtures" / "faithful_checkout"
 PKG = "src/flow_factory"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from ffgen.checkout.view import CheckoutView, Overlay, check_layout
-from ffgen.verify import run_verify
+from ffgen.verify.engine import run_verify
 from tests.verify.conftest import BASELINE, FAITHFUL, REAL_EXAMPLES, TRAINERS
 
 BUILT_INS = (
@@ -86,7 +86,7 @@ def test_overlay_with_new_files_is_indexed():
 def test_never_imports_checkout_code_or_torch():
     code = (
         "import sys; from pathlib import Path; from ffgen.checkout.view import CheckoutView;"
-        "from ffgen.verify import run_verify;"
+        "from ffgen.verify.engine import run_verify;"
         f"r = run_verify(CheckoutView(Path({str(FAITHFUL)!r})));"
         "assert not r.errors;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('torch', 'flow_factory')];"
@@ -105,7 +105,7 @@ def test_command_module_imports_stay_light():
 
 
 def test_introduced_errors_ignores_preexisting_ones():
-    from ffgen.verify import introduced_errors
+    from ffgen.verify.model import introduced_errors
 
     base = CheckoutView(FAITHFUL)
     rel = f"{TRAINERS}/rl/awm.py"

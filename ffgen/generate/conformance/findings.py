@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ffgen.record import record
+import dataclasses
 
 HINT = "this checkout's Flow-Factory differs from ffgen's templates"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Finding:
     """One thing a rendered file uses that the checkout does not have (or has differently)."""
 

@@ -4,6 +4,7 @@ methods define, and what ``@dataclass`` makes its constructor take."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 
 from ffgen.generate.conformance.signatures import (
@@ -14,7 +15,6 @@ from ffgen.generate.conformance.signatures import (
     signature_of,
 )
 from ffgen.generate.conformance.symbols import ClassRef, target_names
-from ffgen.record import record
 
 METHOD, STATIC, CLASSMETHOD, PROPERTY, ATTRIBUTE, NESTED_CLASS = (
     "method",
@@ -45,7 +45,7 @@ KEEPS_SIGNATURE = frozenset(
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
 
 
-@record(internal=("node", "scope"))
+@dataclasses.dataclass(frozen=True, slots=True)
 class Member:
     """A method or attribute a checkout class offers, and where it is defined."""
     name: str
@@ -53,8 +53,8 @@ class Member:
     owner: str  # the class that defines it
     signature: Signature | None = None  # None: not a function, or a decorator hides it
     # The def (or annotated assignment) and its module: where its annotations come from.
-    node: ast.AST | None = None
-    scope: str | None = None
+    node: ast.AST | None = dataclasses.field(default=None, compare=False, repr=False)
+    scope: str | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def call_signature(self, through_instance: bool) -> Signature | None:
         """Parameters a call passes explicitly: ``self``/``cls`` are bound already, except for a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -19,14 +20,13 @@ from ffgen.generate.conformance.members import (
 from ffgen.generate.conformance.signatures import Signature, bind, call_problem, override_problem
 from ffgen.generate.conformance.symbols import ClassRef, in_package
 from ffgen.generate.conformance.types import class_names
-from ffgen.record import record
 
 if TYPE_CHECKING:
     from ffgen.generate.conformance.file_check import FileCheck
     from ffgen.generate.conformance.local_types import LocalTypes
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ClassCheck:
     """The checks of one generated class of a rendered file."""
     file: FileCheck
@@ -68,7 +68,7 @@ class ClassCheck:
 LISTED_MEMBERS = 12
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ScopeCheck:
     """Rules 2, 3, 4 and 6 inside one function of a rendered file: a method of a generated class
     (``env.cls``: its receiver is that class) or any other function (no receiver)."""

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
-
-from ffgen.record import record
 
 POSONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = (
     "posonly",
@@ -16,22 +15,22 @@ POSONLY, POSITIONAL, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = (
 )
 
 
-@record(internal=("annotation", "scope"))
+@dataclasses.dataclass(frozen=True, slots=True)
 class Param:
     """One parameter of a signature, as the checkout declares it."""
     name: str
     kind: str
     default: str | None = None  # source text of the default; None: required (or * / **)
     # The annotation as written, and the module it is written in (where its names resolve).
-    annotation: ast.expr | None = None
-    scope: str | None = None
+    annotation: ast.expr | None = dataclasses.field(default=None, compare=False, repr=False)
+    scope: str | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def required(self) -> bool:
         return self.default is None and self.kind in (POSONLY, POSITIONAL, KEYWORD_ONLY)
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Signature:
     """A function's parameters, in order, as the checkout declares them."""
     name: str

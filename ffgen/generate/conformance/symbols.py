@@ -4,14 +4,13 @@ names resolve to."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-
-from ffgen.record import record
 
 PACKAGE = "flow_factory"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Module:
     """One module as conformance reads it: its definitions and imports."""
     dotted: str
@@ -24,7 +23,7 @@ class Module:
     open_ended: bool  # module __getattr__ or unparsable: names we cannot see may exist
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Symbol:
     """What a name resolves to: a module, class, function or value, or nothing."""
     kind: str  # "module" | "class" | "function" | "value" | "external" | "missing"
@@ -37,7 +36,7 @@ class Symbol:
         return self.module if self.name is None else f"{self.module}.{self.name}"
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ClassRef:
     """A class of the checkout or of a rendered file, with the module that defines it."""
     module: str
@@ -50,7 +49,7 @@ class ClassRef:
         return self.module, self.name, self.node.lineno
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Opaque:
     """A base class we cannot read; ``open`` when it may define any member."""
 

@@ -4,6 +4,7 @@ annotated so admits."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import TYPE_CHECKING
 
 from ffgen.generate.conformance.members import (
@@ -16,20 +17,19 @@ from ffgen.generate.conformance.members import (
     is_name,
 )
 from ffgen.generate.conformance.symbols import ClassRef, Opaque, Symbol
-from ffgen.record import record
 
 if TYPE_CHECKING:
     from ffgen.generate.conformance.index import Index
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class TupleOf:
     """A fixed-length tuple (``Tuple[A, B]``): what unpacking it gives, item by item."""
 
     items: tuple[Type | None, ...]
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class ItemsOf:
     """An iterable of one item type (``List[A]``, ``Iterator[A]``): what a loop over it gives."""
 
@@ -41,7 +41,7 @@ class ItemsOf:
 Type = ClassRef | TupleOf | ItemsOf
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Expect:
     """What a parameter's annotation admits, where that is clear: checkout classes and a few
     kinds no checkout class can be unless it derives from outside the checkout (``Mapping``,

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
-from ffgen.generate.conformance import conformance_findings
+from ffgen.generate.conformance.check import conformance_findings
 from ffgen.generate.context import RenderContext
-from ffgen.lifecycle.records import RecordedSource
+from ffgen.store.records import RecordedSource
 
 
 def _undone(text: str, ctx: RenderContext, src: RecordedSource) -> str:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from ffgen.checkout.layout import dotted_of, package_of
 from ffgen.edits._rename import Renames, relative_to
 from ffgen.edits.copy_algorithm import defined_names, imports_for
 from ffgen.generate.context import RenderContext
 from ffgen.generate.like.trainer_type import HELP as TRAINER_TYPE_HELP
-from ffgen.lifecycle.records import RecordedSource
+from ffgen.store.records import RecordedSource
 
 EDIT_HERE = "    # --- objective: edit here " + "-" * 67
 EDIT_END = "    # --- objective: end " + "-" * 73
@@ -29,20 +30,8 @@ def extension_files(src: RecordedSource, ctx: RenderContext) -> dict[str, str]:
     return {ctx.trainer_path: _trainer(src, ctx), ctx.args_path: _args(src, ctx)}
 
 
-def _dotted(path: str) -> str:
-    from ffgen.generate.like.files import dotted_of
-
-    return dotted_of(path)
-
-
-def _package(path: str) -> str:
-    from ffgen.generate.like.files import package_of
-
-    return package_of(path)
-
-
 def _relative(from_path: str, to_path: str) -> str:
-    level, module = relative_to(_package(from_path), _dotted(to_path))
+    level, module = relative_to(package_of(from_path), dotted_of(to_path))
     return "." * level + (module or "")
 
 
@@ -189,7 +178,7 @@ def _trainer(src: RecordedSource, ctx: RenderContext) -> str:
     text = src.text(src.trainer_path) or ""
     fn = _hook(text, src.trainer_class, src.hook)
     names = _annotation_names(fn)
-    renames = Renames({}, {}, {}, _package(src.trainer_path), _package(ctx.trainer_path))
+    renames = Renames({}, {}, {}, package_of(src.trainer_path), package_of(ctx.trainer_path))
     own = defined_names(text) & names
     imports = imports_for(text, renames, names - own)
     parent_import = f"from {_relative(ctx.trainer_path, src.trainer_path)} import "

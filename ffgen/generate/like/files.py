@@ -11,6 +11,7 @@ import ast
 import re
 from collections.abc import Mapping
 
+from ffgen.checkout.layout import dotted_of, package_of
 from ffgen.checkout.view import CheckoutView
 from ffgen.edits._rename import Renames, absolute_module
 from ffgen.edits.copy_algorithm import CopySpec, copy_module, defined_names
@@ -19,21 +20,9 @@ from ffgen.generate.context import RenderContext
 from ffgen.generate.like.extension_doc import documented_extension
 from ffgen.generate.like.source import LIKE, SourceAlgorithm
 from ffgen.generate.like.trainer_type import own_trainer_type
-from ffgen.lifecycle.records import RecordedFile, RecordedSource
+from ffgen.store.records import RecordedFile, RecordedSource
 
 TRAINER_TYPE_LINE = re.compile(r"^(\s*trainer_type\s*:\s*)(['\"]?)([^'\"#\s]+)(['\"]?)(.*)$")
-
-
-def dotted_of(path: str) -> str:
-    """``src/flow_factory/trainers/rl/grpo.py`` -> ``flow_factory.trainers.rl.grpo``."""
-    stem = path.removeprefix("src/").removesuffix(".py").removesuffix("/__init__")
-    return stem.replace("/", ".")
-
-
-def package_of(path: str) -> str:
-    """The package a module's relative imports start from (a package's ``__init__``: itself)."""
-    dotted = dotted_of(path)
-    return dotted if path.endswith("/__init__.py") else dotted.rpartition(".")[0]
 
 
 def source_record(
@@ -60,7 +49,7 @@ def source_record(
 
 def with_texts(src: RecordedSource, view: CheckoutView) -> RecordedSource:
     """The same source with its files' text as the checkout holds them now."""
-    from ffgen.record import replace
+    from dataclasses import replace
 
     texts = tuple(RecordedFile(f.path, view.read(f.path) or "") for f in src.texts)
     return replace(src, texts=texts)

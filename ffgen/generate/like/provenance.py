@@ -9,12 +9,13 @@ An ``--extends`` child inherits its parent, so nothing of the parent is copied t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
 from ffgen.generate.like.files import with_texts
 from ffgen.generate.like.source import LIKE
-from ffgen.lifecycle.records import Record
-from ffgen.record import replace
+from ffgen.store.records import Record
 
 
 def source_changes(view: CheckoutView, record: Record) -> tuple[str, ...]:

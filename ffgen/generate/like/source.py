@@ -125,7 +125,7 @@ def _classes(alg: Algorithm, mode: str) -> tuple[SourceClass, SourceClass]:
 def _record_answers(view: CheckoutView, key: str) -> tuple[Answers | None, bool]:
     """The answers of a source ffgen generated (None for another), and whether its objective is
     a family template's (a copy of a hand-written trainer keeps that trainer's)."""
-    from ffgen.lifecycle.replay import flags_from, read_record
+    from ffgen.store.read import flags_from, read_record
 
     record = read_record(view, key)
     if record is None:

@@ -7,7 +7,7 @@ re-derived once ffgen changes, so they are kept, but out of the way:
 
 - ``.ffgen/base/<key>.b85``: the algorithm's own texts (its files and docs section), one JSON
   object ``{sha256: text}``, zlib-compressed, base85 in lines of 100 (read it with
-  ``ffgen.lifecycle.record_store.decode``);
+  ``ffgen.store.record_store.decode``);
 - ``.ffgen/base/shared/<sha256>.b85``: a text several algorithms share (the checklist every
   generated suite imports), stored once however many records list it, and deleted with the last;
   the same JSON, compressed the same way;
@@ -27,11 +27,11 @@ still read: ``decode`` tells the two apart by xz's magic bytes.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import zlib
 
-from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
 
 BASE_DIR = ".ffgen/base"
@@ -47,6 +47,12 @@ EXTENSION = ".b85"
 LINE = 100  # characters per line of a base file
 _ZLIB_LEVEL = 6  # zlib's default: its smallest (9) saves 0.4% here, for half again the time
 _XZ_MAGIC = b"\xfd7zXZ\x00"  # every xz stream starts so; a zlib stream never does
+
+
+def sha256(text: str) -> str:
+    """The hex sha256 of ``text`` in UTF-8: how records, merge bases and stored renders name a
+    text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def pack_path(key: str) -> str:

@@ -1,24 +1,25 @@
 """The file changes that keep one record: its YAML, its base files, and unused shared bases.
 
 ``new`` and ``update`` write a record through here (``remove`` deletes one with
-:func:`ffgen.lifecycle.record_store.released`); the texts' storage is
-:mod:`ffgen.lifecycle.record_store`.
+:func:`ffgen.store.record_store.released`); the texts' storage is
+:mod:`ffgen.store.record_store`.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ffgen import __version__
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import RefusedError
-from ffgen.generate.plan import FileChange, Status, owned_file
-from ffgen.lifecycle import record_store
-from ffgen.lifecycle.records import Record, parse_record, stored_files
-from ffgen.record import replace
+from ffgen.generate.changes import FileChange, Status, owned_file
+from ffgen.store import record_store
+from ffgen.store.records import Record, parse_record, stored_files
 
 
 def record_changes(view: CheckoutView, record: Record, force: bool) -> list[FileChange]:
     """The record, the base files holding its pristine texts, and the shared bases no record
-    names any more (:mod:`ffgen.lifecycle.record_store`)."""
+    names any more (:mod:`ffgen.store.record_store`)."""
     files = stored_files(record, __version__)
     changes = [_record_change(view, record, files.pop(record.path), force)]
     for path, text in files.items():

@@ -1,22 +1,19 @@
 """The provenance part of a record: where a ``--like`` / ``--extends`` algorithm started.
 
-Kept apart from :mod:`ffgen.lifecycle.records` (which stores and validates it like every other
+Kept apart from :mod:`ffgen.store.records` (which stores and validates it like every other
 part of the record): the source algorithm, its classes and the text of its files at copy time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
 from typing import TYPE_CHECKING
 
-from ffgen.errors import RefusedError
-from ffgen.record import record
-
 if TYPE_CHECKING:
-    from ffgen.lifecycle.records import RecordedFile
+    from ffgen.store.records import RecordedFile
 
 
-@record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedSource:
     """Where a ``--like`` / ``--extends`` algorithm started: the source algorithm, its classes,
     and the text of its files at copy time (the base of ``update --from-source``)."""
@@ -51,35 +48,3 @@ def source_data(source: RecordedSource) -> dict[str, object]:
         {"path": f.path, "sha256": f.sha256, "pristine": f.pristine} for f in source.texts
     ]
     return data
-
-
-def parse_source(item: object, where: str) -> RecordedSource | None:
-    if item is None:
-        return None
-    from ffgen.lifecycle.records import _file, _list, _mapping, _only, _path, _text
-
-    data = _mapping(item, where, "source")
-    _only(data, SOURCE_KEYS, where, "source")
-    texts = tuple(_file(f, where) for f in _list(data, "texts", where))
-    lists = {name: tuple(_text_list(data, name, where)) for name in ("keys", "neighbours")}
-    plain = {
-        name: _text(data, name, where, f"source.{name}")
-        for name in SOURCE_KEYS
-        if name not in ("keys", "neighbours", "texts")
-    }
-    for name in ("trainer_path", "args_path"):
-        _path(plain[name], where, f"source.{name}")
-    if plain["example_path"]:
-        _path(plain["example_path"], where, "source.example_path")
-    if plain["mode"] not in ("like", "extends"):
-        raise RefusedError(f"{where}: source.mode must be like or extends, got {plain['mode']!r}")
-    return RecordedSource(**plain, **lists, texts=texts)
-
-
-def _text_list(data: Mapping, name: str, where: str) -> list[str]:
-    from ffgen.lifecycle.records import _list
-
-    items = _list(data, name, where)
-    if not all(isinstance(i, str) for i in items):
-        raise RefusedError(f"{where}: source.{name} must be a list of text")
-    return items

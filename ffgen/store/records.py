@@ -4,7 +4,7 @@ It holds what the lifecycle commands need and nothing they could compute: the an
 ``new``), the ffgen version, and for every file ffgen created its content hash and pristine render
 (the base of ``update``'s three-way merge; the hash tells ``remove`` and ``list`` whether the user
 edited it). The YAML names each pristine text by its sha256; the texts themselves are kept
-compressed in ``.ffgen/base/`` (:mod:`ffgen.lifecycle.record_store`), so the record a user commits
+compressed in ``.ffgen/base/`` (:mod:`ffgen.store.record_store`), so the record a user commits
 stays small and readable. Format-2 records (texts inline) still load; the next write migrates
 them. Shared files ffgen only edited are listed with the entries it added; ``remove`` re-derives
 the edits from the manifest, so the record cannot drift from ``new``.
@@ -15,17 +15,16 @@ into an unknown shape is refused with the field it got wrong, never half-trusted
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from enum import Enum
 
 from ffgen.checkout.layout import CHECKLIST_PATH
 from ffgen.classify.model import Answers
-from ffgen.digests import text_sha256 as sha256
 from ffgen.errors import RefusedError
-from ffgen.lifecycle.record_source import RecordedSource, parse_source, source_data
-from ffgen.record import fields_of
-from ffgen.record import record as value_record  # "record" names ffgen's records here
+from ffgen.store.record_source import SOURCE_KEYS, RecordedSource, source_data
+from ffgen.store.record_store import sha256
 
 ANSWERS_DIR = ".ffgen/answers"
 FORMAT = 3  # bumped when the record's shape changes
@@ -37,7 +36,7 @@ HEADER = (
 )
 # The answers a record may hold: each is the value of the `ffgen new` flag of the same name
 # (NAME and --class-name, then one per field of the classifier's answers).
-ANSWER_KEYS = ("name", "class_name", *fields_of(Answers))
+ANSWER_KEYS = ("name", "class_name", *(f.name for f in dataclasses.fields(Answers)))
 _TOP_KEYS = (
     "format",
     "ffgen_version",
@@ -56,7 +55,7 @@ def answers_path(key: str) -> str:
     return f"{ANSWERS_DIR}/{key}.yml"
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedFile:
     """A file ffgen created outright, as it rendered it."""
 
@@ -69,7 +68,7 @@ class RecordedFile:
         return sha256(self.pristine)
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedEdit:
     """A shared file ffgen edited in place, and what it added there (shown by ``list``)."""
 
@@ -77,7 +76,7 @@ class RecordedEdit:
     added: str
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class RecordedDocs:
     """The algorithm's marked section of the guidance document, and the separator put before
     it, so that ``remove`` takes out exactly the bytes ``new`` added."""
@@ -87,7 +86,7 @@ class RecordedDocs:
     section: str
 
 
-@value_record
+@dataclasses.dataclass(frozen=True, slots=True)
 class Record:
     """ffgen's record of one generated algorithm (``.ffgen/answers/<key>.yml``)."""
     key: str
@@ -153,7 +152,7 @@ def stored_files(record: Record, version: str) -> dict[str, str]:
     """Every file the record is kept in: its YAML, and the base files holding its texts."""
     import yaml
 
-    from ffgen.lifecycle import record_store
+    from ffgen.store import record_store
 
     data = _record_data(record, version)
     own, shared = record_store.externalize(data)
@@ -202,7 +201,7 @@ def parse_record(text: str, where: str, read=None) -> Record:
         ) from None
     data = _mapping(data, where, "the record")
     if data.get("format") == FORMAT:
-        from ffgen.lifecycle.record_store import internalize
+        from ffgen.store.record_store import internalize
 
         data = internalize(dict(data), read, where)
     return _record(data, where)
@@ -342,3 +341,31 @@ def _only(data: Mapping, allowed: tuple[str, ...], where: str, what: str) -> Non
         raise RefusedError(
             f"{where}: unknown key {unknown[0]!r} in {what}; allowed: {', '.join(allowed)}"
         )
+
+
+def parse_source(item: object, where: str) -> RecordedSource | None:
+    if item is None:
+        return None
+    data = _mapping(item, where, "source")
+    _only(data, SOURCE_KEYS, where, "source")
+    texts = tuple(_file(f, where) for f in _list(data, "texts", where))
+    lists = {name: tuple(_text_list(data, name, where)) for name in ("keys", "neighbours")}
+    plain = {
+        name: _text(data, name, where, f"source.{name}")
+        for name in SOURCE_KEYS
+        if name not in ("keys", "neighbours", "texts")
+    }
+    for name in ("trainer_path", "args_path"):
+        _path(plain[name], where, f"source.{name}")
+    if plain["example_path"]:
+        _path(plain["example_path"], where, "source.example_path")
+    if plain["mode"] not in ("like", "extends"):
+        raise RefusedError(f"{where}: source.mode must be like or extends, got {plain['mode']!r}")
+    return RecordedSource(**plain, **lists, texts=texts)
+
+
+def _text_list(data: Mapping, name: str, where: str) -> list[str]:
+    items = _list(data, name, where)
+    if not all(isinstance(i, str) for i in items):
+        raise RefusedError(f"{where}: source.{name} must be a list of text")
+    return items
