@@ -178,7 +178,6 @@ def check_rules(a: Answers) -> None:
             f"supervision={kind.value} comes from a dataset; use acquisition=dataset, or "
             "supervision=prompts for generated acquisition"
         )
-    _check_direction(a, kind)
     _check_ownership(a, kind)
 
 
@@ -212,6 +211,7 @@ def _check_direction(a: Answers, kind: SupervisionKind | None) -> None:
 
 
 def _check_ownership(a: Answers, kind: SupervisionKind | None) -> None:
+    _check_direction(a, kind)  # a record's direction needs the frozen reference
     own = a.ownership
     needs_snapshot = kind is SupervisionKind.PREFERENCE_PAIRS or a.paradigm is Paradigm.DISTILLATION
     if needs_snapshot and own is Ownership.SINGLE:
