@@ -108,7 +108,7 @@ def test_the_interview_does_not_ask_when_no_field_can_carry_a_direction():
 
 
 def test_a_direction_survives_the_record_replay():
-    from ffgen.lifecycle.records import ANSWER_KEYS, flag_text
+    from ffgen.store.records import ANSWER_KEYS, flag_text
 
     assert "direction" in ANSWER_KEYS
     c = _complete(**KTO)
