@@ -29,12 +29,19 @@ _Dynamics = Annotated[_Text, _opt("sde|ode|any", "Sampler dynamics the objective
 _Supervision = Annotated[
     _Text,
     _opt(
-        "prompts|demonstrations|preference_pairs|record:<TypeName>",
+        "prompts|demonstrations|preference_pairs|record:<TypeName>[(field:type,...)]",
         "What supervises the objective.",
     ),
 ]
 _State = Annotated[_Text, _opt("legacy|structured", "Single- or multi-component latent state.")]
 _Ownership = Annotated[_Text, _opt("single|multi_role|snapshots", "Who owns trainable weights.")]
+_Direction = Annotated[
+    _Text,
+    _opt(
+        "FIELD|none",
+        "The record's bool field saying whether a row is desirable (needs snapshots).",
+    ),
+]
 _Roles = Annotated[_Text, _opt("A,B", "Role names for multi_role.")]
 _Cadence = Annotated[
     _Text,
@@ -76,7 +83,7 @@ _NAME_HELP = "Algorithm name, e.g. my-algo (registry key)."
 # ``new``'s answers to the classification and its other questions, handed on as NewRequest.flags
 CLASSIFY_FLAGS = (
     "acquisition", "feedback", "paradigm", "dynamics", "supervision", "state", "ownership",
-    "roles", "role_cadence", "model_type", "finetune_type", "category",
+    "roles", "role_cadence", "model_type", "finetune_type", "category", "direction",
 )
 
 

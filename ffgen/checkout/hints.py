@@ -60,6 +60,8 @@ class CheckoutHints:
     examples: tuple[ExampleSettings, ...]
     style: CodeStyle = DEFAULT_STYLE  # the header and generics its own modules use
     train_command: str = INSTALLED_TRAIN  # how its docs say to train from a config
+    # The training-arguments module defining ``TeacherConfig`` (Flow-Factory: ``opd``), if any.
+    teacher_config_module: str | None = None
 
 
 def read_hints(view: CheckoutView) -> CheckoutHints:
@@ -68,7 +70,26 @@ def read_hints(view: CheckoutView) -> CheckoutHints:
         examples=_examples(view),
         style=read_style(view),
         train_command=_train_command(view),
+        teacher_config_module=_teacher_config_module(view),
     )
+
+
+TRAINING_ARGS_DIR = "src/flow_factory/hparams/training_args"
+
+
+def _teacher_config_module(view: CheckoutView) -> str | None:
+    """The module of ``hparams/training_args`` whose top level defines ``TeacherConfig``."""
+    for rel in sorted(view.files(f"{TRAINING_ARGS_DIR}/*.py")):
+        text = view.read(rel)
+        if text is None or "class TeacherConfig" not in text:
+            continue
+        try:
+            tree = view.python_tree(rel, text)
+        except SyntaxError:
+            continue
+        if any(isinstance(n, ast.ClassDef) and n.name == "TeacherConfig" for n in tree.body):
+            return rel.rsplit("/", 1)[1].removesuffix(".py")
+    return None
 
 
 def _train_command(view: CheckoutView) -> str:

@@ -24,6 +24,7 @@ from ffgen.classify.model import (
     Supervision,
 )
 from ffgen.classify.params import parse_params
+from ffgen.classify.record_fields import direction_fields
 from ffgen.classify.rules import (
     QUESTION_ORDER,
     SOUND_DEFAULTS,
@@ -255,6 +256,8 @@ def interview(
         if getattr(a, prop) is None:
             value, how = _ask_until_valid(QUESTIONS[prop], SOUND_DEFAULTS.get(prop), ask, say)
             a = _answered(a, prop, value, how, sources)
+        if prop == "supervision":
+            a = _ask_direction(a, ask, say, sources)
         if prop == "ownership" and a.ownership is Ownership.MULTI_ROLE:
             a = _ask_roles(a, ask, say, sources)
     if a.model_type is None:
@@ -303,6 +306,32 @@ def _ask_roles(a: Answers, ask, say, sources: Sources | None = None) -> Answers:
         value, how = _ask_until_valid(_cadence_question(a.roles), "", ask, say)
         a = _answered(a, "role_cadence", value, how, sources)
     return a
+
+
+def _ask_direction(a: Answers, ask, say, sources: Sources | None = None) -> Answers:
+    """A record with ``bool`` fields: which one (if any) says whether a row is desirable."""
+    if a.direction is not None or a.supervision is None:
+        return a
+    choices = direction_fields(a.supervision.fields)
+    if not choices:
+        return a  # nothing could carry a direction: no question
+    question = Question(
+        "direction",
+        "The record's bool field that says whether a row is desirable (the objective pulls "
+        "toward desirable rows and away from the others, against a frozen reference); none: "
+        "no direction.",
+        (*choices, "none"),
+        lambda text: _direction_choice(text.strip(), choices),
+    )
+    value, how = _ask_until_valid(question, "none", ask, say)
+    return _answered(a, "direction", value, how, sources)
+
+
+def _direction_choice(text: str, choices: tuple[str, ...]) -> str:
+    if text not in (*choices, "none"):
+        options = "|".join((*choices, "none"))
+        raise UsageError(f"--direction {text!r} is not valid; choose {options}")
+    return text
 
 
 def _cadence_question(roles: tuple[str, ...]) -> Question:

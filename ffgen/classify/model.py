@@ -13,6 +13,7 @@ from dataclasses import replace
 from enum import Enum
 
 from ffgen.classify.params import ParamSet
+from ffgen.classify.record_fields import RECORD_RE, fields_text, parse_fields
 from ffgen.errors import UsageError
 
 
@@ -99,27 +100,17 @@ GENERATED_MODULE_NAMES = frozenset({
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Supervision:
-    """What a dataset algorithm learns from, with its record type when it is one."""
+    """What a dataset algorithm learns from, with its record type (and the record's declared
+    fields, ``record:Judged(label:bool)``) when it is one."""
     kind: SupervisionKind
     record_type: str | None = None
+    fields: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> Supervision:
         text = text.strip()
         if text.startswith("record:"):
-            name = text.split(":", 1)[1]
-            if not RECORD_TYPE_RE.match(name) or keyword.iskeyword(name):
-                raise UsageError(
-                    f"--supervision {text!r}: the record type must be a CamelCase Python class "
-                    "name, e.g. record:CaptionEditRecord"
-                )
-            if name in GENERATED_MODULE_NAMES or hasattr(builtins, name):
-                raise UsageError(
-                    f"--supervision {text!r}: {name} is a name the generated trainer module "
-                    "already uses (an import or a builtin), and the record class would shadow "
-                    "it; choose another type name, e.g. record:CaptionEditRecord"
-                )
-            return cls(SupervisionKind.RECORD, name)
+            return cls._parse_record(text)
         try:
             kind = SupervisionKind(text)
         except ValueError:
@@ -131,9 +122,28 @@ class Supervision:
             raise UsageError("--supervision record needs a type name: record:<TypeName>")
         return cls(kind)
 
+    @classmethod
+    def _parse_record(cls, text: str) -> Supervision:
+        match = RECORD_RE.match(text)
+        name = match.group(1).strip() if match else ""
+        if not RECORD_TYPE_RE.match(name) or keyword.iskeyword(name):
+            raise UsageError(
+                f"--supervision {text!r}: the record type must be a CamelCase Python class "
+                "name, e.g. record:CaptionEditRecord or record:Judged(label:bool)"
+            )
+        # The record's batch view is ``<TypeName>Batch``: neither may shadow a module name.
+        if {name, f"{name}Batch"} & GENERATED_MODULE_NAMES or hasattr(builtins, name):
+            raise UsageError(
+                f"--supervision {text!r}: {name} (or {name}Batch) is a name the generated "
+                "trainer module already uses (an import or a builtin), and the record class "
+                "would shadow it; choose another type name, e.g. record:CaptionEditRecord"
+            )
+        fields = parse_fields(match.group(2), text) if match.group(2) is not None else ()
+        return cls(SupervisionKind.RECORD, name, fields)
+
     def __str__(self) -> str:
         if self.kind is SupervisionKind.RECORD:
-            return f"record:{self.record_type}"
+            return f"record:{self.record_type}{fields_text(self.fields)}"
         return self.kind.value
 
 
@@ -156,6 +166,9 @@ class Answers:
     role_cadence: tuple[tuple[str, int], ...] = ()
     # hyperparameters the arguments class adds (``--param``); None: none
     params: ParamSet | None = None
+    # record only: the ``bool`` field of the record that says whether a row is desirable
+    # (``--direction``); None or "none": the record has no direction
+    direction: str | None = None
 
     def with_(self, **changes: object) -> Answers:
         return replace(self, **changes)

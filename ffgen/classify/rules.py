@@ -28,6 +28,7 @@ from ffgen.classify.model import (
     Supervision,
     SupervisionKind,
 )
+from ffgen.classify.record_fields import direction_fields
 from ffgen.errors import FfgenError, RefusedError, UsageError
 
 # Each entry: (property, condition on answers so far, forced value, reason). The interactive
@@ -66,6 +67,10 @@ def forced_value(prop: str, a: Answers) -> tuple[object, str] | None:
         return Dynamics.SDE, "coupled objectives need SDE transition densities"
     if prop == "supervision" and acq is Acquisition.GENERATION:
         return Supervision(SupervisionKind.PROMPTS), "generated acquisition is driven by prompts"
+    if prop == "ownership" and has_direction(a):
+        return Ownership.SNAPSHOTS, (
+            f"the record's direction ({a.direction}) is scored against a frozen reference"
+        )
     if prop == "ownership" and (
         kind is SupervisionKind.PREFERENCE_PAIRS or par is Paradigm.DISTILLATION
     ):
@@ -176,7 +181,37 @@ def check_rules(a: Answers) -> None:
     _check_ownership(a, kind)
 
 
+def has_direction(a: Answers) -> bool:
+    """Whether the answers name a record field as the direction (``--direction``)."""
+    return a.direction not in (None, "none")
+
+
+def _check_direction(a: Answers, kind: SupervisionKind | None) -> None:
+    if not has_direction(a):
+        return
+    if kind is not SupervisionKind.RECORD:
+        raise UsageError(
+            f"--direction {a.direction} names a field of a record; it applies only to "
+            "--supervision record:<TypeName>(<field>:bool); drop --direction"
+        )
+    fields = dict(a.supervision.fields)
+    if fields.get(a.direction) != "bool":
+        choices = direction_fields(a.supervision.fields)
+        have = f"bool fields: {', '.join(choices)}" if choices else "declare one"
+        raise UsageError(
+            f"--direction {a.direction}: the record {a.supervision.record_type} has no bool "
+            f"field of that name ({have}, e.g. record:{a.supervision.record_type}(label:bool))"
+        )
+    if a.ownership is not Ownership.SNAPSHOTS:
+        raise RefusedError(
+            f"--direction {a.direction} needs --ownership snapshots: the default objective scores "
+            "each record against a frozen reference (KTO-like); without one an undesirable "
+            "record's error would be pushed up without bound"
+        )
+
+
 def _check_ownership(a: Answers, kind: SupervisionKind | None) -> None:
+    _check_direction(a, kind)  # a record's direction needs the frozen reference
     own = a.ownership
     needs_snapshot = kind is SupervisionKind.PREFERENCE_PAIRS or a.paradigm is Paradigm.DISTILLATION
     if needs_snapshot and own is Ownership.SINGLE:

@@ -9,7 +9,7 @@ from ffgen.checkout.hints import CheckoutHints, ExampleBase, example_base
 from ffgen.checkout.style import DEFAULT_STYLE
 from ffgen.classify.model import Classification, Dynamics, Feedback, Ownership, Paradigm
 from ffgen.classify.names import AlgorithmNames
-from ffgen.classify.rules import role_cadences
+from ffgen.classify.rules import has_direction, role_cadences
 from ffgen.generate.param_code import ParamView, help_rows, param_rows, param_views
 
 
@@ -29,6 +29,9 @@ class RenderContext:
     dynamics: str  # "sde" | "ode" | "any"
     supervision: str  # "prompts" | "demonstrations" | "preference_pairs" | "record"
     record_type: str  # CamelCase record type name for supervision "record", else ""
+    # the record's declared fields, (name, "bool" | "int" | "float" | "str"), in order
+    record_fields: tuple[tuple[str, str], ...]
+    direction: str  # the record's bool field saying whether a row is desirable, else ""
     state: str  # "legacy" | "structured"
     ownership: str  # "single" | "multi_role" | "snapshots"
     roles: tuple[str, ...]  # trainable roles for multi_role, else ()
@@ -64,6 +67,8 @@ class RenderContext:
     param_helps: tuple[str, ...]  # the arguments test's (name, help) rows, laid out
     # checkout capabilities
     teacher_loader: str  # "helper": the checkout's load_teachers; "inline": generated loader
+    # the training-arguments module defining TeacherConfig ("" where the checkout has none)
+    teacher_config_module: str
     # paths (relative to the checkout root)
     args_path: str
     trainer_path: str
@@ -121,6 +126,7 @@ def build_context(
         **_base_fields(base),
         **_param_fields(c),
         teacher_loader="helper" if helper else "inline",
+        teacher_config_module=(hints.teacher_config_module or "") if hints is not None else "",
         **_path_fields(names, c),
         **_style_fields(hints),
     )
@@ -141,6 +147,8 @@ def _answer_fields(c: Classification) -> dict[str, object]:
         dynamics=a.dynamics.value,
         supervision=a.supervision.kind.value,
         record_type=a.supervision.record_type or "",
+        record_fields=tuple(a.supervision.fields),
+        direction=a.direction if has_direction(a) else "",
         state=a.state.value,
         ownership=a.ownership.value,
         roles=tuple(a.roles),

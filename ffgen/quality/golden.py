@@ -56,6 +56,11 @@ EXAMPLES: dict[str, tuple[str, dict[str, str]]] = {
         "my-record",
         dict(acquisition="dataset", supervision="record:CaptionRecord", state="structured"),
     ),
+    # a record with a label carrying its direction: the KTO-like objective against a reference
+    "record_kto_direction": (
+        "my-kto",
+        dict(acquisition="dataset", supervision="record:Judged(label:bool)", direction="label"),
+    ),
 }
 
 GOLDEN_ROOT = Path(__file__).resolve().parents[2] / "generated_examples"

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 from typer.testing import CliRunner
@@ -139,20 +140,29 @@ def _on_a_terminal(*args: str, cwd) -> str:
     fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
     env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm-256color"}
     env.pop("NO_COLOR", None)
+    # Drained while it runs: a terminal holds only a few KB, and a writer whose output
+    # outgrows that would wait for a reader forever.
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and drained
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     proc = subprocess.run(
         [sys.executable, "-m", "ffgen", *args], cwd=cwd, env=env, stdout=child,
         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120, check=False,
     )  # fmt: skip
     os.close(child)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # EIO: the terminal's other end is closed and drained
-            break
-        if not chunk:
-            break
-        out += chunk
+    reader.join(timeout=30)
+    out = b"".join(chunks)
     os.close(main)
     assert proc.returncode == 0, proc.stderr
     return out.decode("utf-8").replace("\r\n", "\n")

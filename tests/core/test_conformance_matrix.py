@@ -184,11 +184,14 @@ def test_a_latent_state_passed_to_a_mapping_reduction_is_refused(monkeypatch, st
 
 
 def test_detach_on_a_latent_state_is_refused(monkeypatch):
-    """Cause 5: OPD detached the teacher's velocity with ``LatentState.detach()``; the real
-    ``forward_velocity_state`` returns a ``LatentState``, which has no such member."""
+    """Cause 5: OPD detached the teacher's target with ``LatentState.detach()``; the target (a
+    ``LatentState`` the trainer's own ``_target`` returns) has no such member."""
     with pytest.raises(RefusedError) as refused:
         _plan_with_trainer_edit(
-            monkeypatch, _one("opd"), r"_detached\(teacher_velocity\)", "teacher_velocity.detach()"
+            monkeypatch,
+            _one("opd"),
+            r"_detached\((self\._target\(.*\), replay\))\)",
+            r"\1.detach()",
         )
     message = str(refused.value)
     assert "`LatentState.detach` is not defined" in message

@@ -62,12 +62,12 @@ def test_a_successful_new_ends_with_where_to_edit_how_to_test_and_how_to_smoke_t
     where = "checkout"  # as typed from here
     assert result.output.splitlines()[-3:] == [
         f"edit:  {TRAINER}: between the `# --- objective: edit here ---` and "
-        "`# --- objective: end ---` markers (_objective_loss(), _arm_error())",
+        "`# --- objective: end ---` markers (_objective_loss(), _arm_velocity())",
         f"test:  cd {where} && PYTHONPATH=src python -m pytest {TESTS}",
         f"smoke: ffgen smoke {KEY} --checkout {where}",
     ]
     trainer = (sandbox / TRAINER).read_text(encoding="utf-8")
-    assert "    def _objective_loss(" in trainer and "    def _arm_error(" in trainer
+    assert "    def _objective_loss(" in trainer and "    def _arm_velocity(" in trainer
 
 
 def test_json_of_a_successful_new_carries_the_three_lines(runner, sandbox):

@@ -127,3 +127,45 @@ def test_model_arguments_take_the_real_resume_types_only(sandbox_root):
         assert ModelArguments(resume_type=resume_type).resume_type == resume_type
     with pytest.raises(ValueError, match="model.resume_type"):
         ModelArguments(resume_type="model")
+
+
+class _AcceleratorWithout:
+    """The run's real accelerator, less one member (what a hand-written stand-in may lack)."""
+
+    def __init__(self, accelerator, missing):
+        self._accelerator, self._missing = accelerator, missing
+
+    def __getattr__(self, name):
+        if name == self._missing:
+            raise AttributeError(f"stand-in accelerator has no attribute {name!r}")
+        return getattr(self._accelerator, name)
+
+
+@pytest.mark.parametrize("member", ["project_configuration", "process_index", "is_main_process"])
+def test_an_exact_checkpoint_reads_the_accelerators_members_as_the_real_one_does(
+    trained, tmp_path, member
+):
+    """The real exact-state save elects its writer from ``project_configuration``
+    (``save_on_each_node``) and ``is_main_process`` and records ``process_index``: an accelerator
+    without them fails there, in the sandbox as in the framework."""
+    trainer, _, _ = trained
+    trainer.accelerator = _AcceleratorWithout(trainer.accelerator, member)
+    with pytest.raises(AttributeError, match=member):
+        trainer.save_checkpoint(str(tmp_path / "again"), epoch=trainer.epoch)
+
+
+def test_an_exact_resume_on_another_process_or_device_is_refused(
+    trained, sandbox_root, example_config, monkeypatch
+):
+    """The saved state names the process and device that wrote it; a resume elsewhere is
+    refused before anything is restored, as the real runtime manifest is."""
+    _, path, _ = trained
+    state = torch.load(path / "trainer_state.pt", weights_only=False)
+    assert (state["process_index"], state["device_type"]) == (0, "cpu")
+    state["process_index"] = 1
+    torch.save(state, path / "trainer_state.pt")
+    from flow_factory.trainers.loader import load_trainer
+
+    with pytest.raises(ValueError, match="process/device"):
+        load_trainer(_config(example_config, resume_path=str(path), resume_type="state"))
+

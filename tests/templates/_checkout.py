@@ -31,6 +31,10 @@ FAMILY_FLAGS: dict[str, list[str]] = {
         "--acquisition", "dataset", "--supervision", "record:CaptionRecord",
         "--ownership", "single",
     ],
+    "kto": [
+        "--acquisition", "dataset", "--supervision", "record:Judged(label:bool)",
+        "--direction", "label",
+    ],
     "grpo": [
         "--acquisition", "generation", "--feedback", "runtime_reward", "--paradigm", "coupled",
         "--dynamics", "sde", "--ownership", "snapshots",

@@ -65,7 +65,10 @@ def teacher(config_path: str) -> dict:
         teacher_weights = _flat(adapter.get_trainable_parameters())
     from flow_factory.sandbox_support import read_weights
 
-    expected = read_weights(adapter, trainer.training_args.teacher_path)
+    args = trainer.training_args
+    # DiffusionOPD's schema (a list of teachers) or a single path (the DMD family's)
+    path = args.teachers[0].path if hasattr(args, "teachers") else args.teacher_path
+    expected = read_weights(adapter, path)
     names = [k for k, p in adapter.transformer.named_parameters() if p.requires_grad]
     expected_weights = _flat(expected[n] for n in names)
     with tempfile.TemporaryDirectory() as folder:

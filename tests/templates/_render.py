@@ -39,6 +39,10 @@ FAMILY_ANSWERS: dict[str, dict[str, object]] = {
                         supervision="preference_pairs", ownership="snapshots"),
     "record": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
                    supervision="record:CaptionRecord", ownership="single"),
+    # A record whose label carries its direction: the KTO-like objective against a reference.
+    "kto": dict(acquisition="dataset", feedback="none", paradigm="decoupled",
+                supervision="record:Judged(label:bool)", ownership="snapshots",
+                direction="label"),
     "grpo": dict(acquisition="generation", feedback="runtime_reward", paradigm="coupled",
                  dynamics="sde", supervision="prompts", ownership="snapshots"),
     "awm": dict(acquisition="generation", feedback="runtime_reward", paradigm="decoupled",
@@ -73,6 +77,7 @@ def make_context(
     role_cadence: tuple[tuple[str, int], ...] = (),
     model_type: str = "toy",
     finetune_type: str = "lora",
+    direction: str | None = None,
 ) -> RenderContext:
     """Classify one answer set (raising ``FfgenError`` when illegal) and build its context."""
     answers = Answers(
@@ -87,6 +92,7 @@ def make_context(
         role_cadence=tuple(role_cadence),
         model_type=model_type,
         finetune_type=FinetuneType(finetune_type),
+        direction=direction,
     )
     return build_context(parse_name(name), classify(answers))
 

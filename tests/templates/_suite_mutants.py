@@ -7,10 +7,10 @@ that must fail first (the rule the edit breaks). ``MUTANTS`` per family case, an
 
 from __future__ import annotations
 
-# A mutant: text edits ``(file, old, new)`` of the generated trainer (``T``) or arguments module
-# (``A``), and the generated test that must catch it (the rule it breaks). ``{key}`` in an edit
-# is the algorithm's registry key.
-T, A = "trainer", "args"
+# A mutant: text edits ``(file, old, new)`` of the generated trainer (``T``), arguments module
+# (``A``) or example config (``E``), and the generated test that must catch it (the rule it
+# breaks). ``{key}`` in an edit is the algorithm's registry key.
+T, A, E = "trainer", "args", "example"  # E: the algorithm's example config
 Mutant = tuple[list[tuple[str, str, str]], str]
 
 
@@ -130,16 +130,28 @@ SFT_MUTANTS: dict[str, Mutant] = {
 OPD_MUTANTS: dict[str, Mutant] = {
     "wrong contract constant": NO_FEEDBACK_SWAP,
     "accumulation window flushed early": EARLY_FLUSH_ONLINE,
-    "regresses the data target instead of the teacher": (
-        [(T, "target_velocity=_detached(teacher_velocity)",
-          "target_velocity=noised.target_velocity")],
-        "test_student_equal_to_teacher_gives_zero_distillation_loss",
+    "matches the rollout's next state instead of the teacher": (
+        [(T, "gap = student_target.components[name].float() - teacher_target.components[name]",
+          "gap = student_target.components[name].float() - replay.next_state.components[name]")],
+        # the student, at the fixture's weight 0, then gets no gradient: a model-only
+        # checkpoint of a trained step is the first check to see nothing trained
+        "test_model_only_checkpoint_restores_the_trained_weights_exactly",
+    ),
+    "self_normalize ignored": (
+        [(T, "if args.self_normalize:", "if False:")],
+        "test_self_normalize_divides_by_the_detached_mean_absolute_gap",
     ),
     "reward stage used by a no-feedback trainer": (
-        [(T, "return self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])",
-          "samples = self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])\n"
-          "        self.prepare_feedback(samples)\n        return samples")],
+        [(T, "return self.generate_samples(compute_log_prob=False, "
+          "trajectory_indices=trajectory_indices)",
+          "samples = self.generate_samples(\n"
+          "            compute_log_prob=False, trajectory_indices=trajectory_indices\n"
+          "        )\n        self.prepare_feedback(samples)\n        return samples")],
         "test_two_generation_cycles_run_through_start",
+    ),
+    "loss_target not validated": (
+        [(A, 'if self.loss_target not in ("xt", "v", "x0"):', "if False:")],
+        _rejects("loss_target-eps-ValueError"),
     ),
     "teacher reloaded on an exact resume": (
         [(T, 'if self.model_args.resume_path and self.model_args.resume_type == "state":',
@@ -160,7 +172,7 @@ OPD_MUTANTS: dict[str, Mutant] = {
         _rejects("teacher_param_device-tpu-ValueError"),
     ),
     "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
-    "teacher_param_device defaults to cuda": _default_flipped('"cpu"', '"cuda"'),
+    "teacher_param_device defaults to cpu": _default_flipped('"cuda"', '"cpu"'),
 }
 
 MUTANTS: dict[str, dict[str, Mutant]] = {
@@ -170,13 +182,14 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
         "wrong contract constant": OFFLINE_SWAP,
         "accumulation window flushed early": EARLY_FLUSH,
         "chosen and rejected arms swapped": (
-            [(T, 'errors[f"theta_{letter}_err"] = self._arm_error(',
-              "errors[f\"theta_{'l' if letter == 'w' else 'w'}_err\"] = self._arm_error(")],
+            [(T, 'errors[f"theta_{letter}_err"] = flow_matching_per_sample_loss(',
+              "errors[f\"theta_{'l' if letter == 'w' else 'w'}_err\"] = "
+              "flow_matching_per_sample_loss(")],
             "test_policy_better_on_chosen_than_reference_lowers_the_loss",
         ),
         "reference not frozen (scored with the policy)": (
-            [(T, "with torch.no_grad(), adapter.use_ref_parameters():",
-              "with torch.no_grad():")],
+            [(T, "with torch.no_grad(), adapter.use_ref_parameters(), self.autocast():",
+              "with torch.no_grad(), self.autocast():")],
             "test_policy_better_on_chosen_than_reference_lowers_the_loss",
         ),
         "beta ignored": (
@@ -203,7 +216,7 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
             "test_ratio_clipping_is_inactive_inside_the_clip_range",
         ),
         "ratio never clipped": (
-            [(T, "clipped_ratio = torch.clamp(ratio, 1.0 - args.clip_range, 1.0 + args.clip_range)",
+            [(T, "clipped_ratio = torch.clamp(ratio, 1.0 + low, 1.0 + high)",
               "clipped_ratio = ratio")],
             "test_ratio_clipping_is_active_outside_the_clip_range",
         ),
@@ -216,9 +229,9 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
         "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
         "optimizer state lost on an exact resume": OPTIMIZER_NOT_RESTORED,
         "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
-        "clip_range range not validated": (
-            [(A, "if not 0.0 < self.clip_range < 1.0:", "if False:")],
-            _rejects("clip_range-1.5-ValueError"),
+        "clip_range order not validated": (
+            [(A, "if not -1.0 <= low < high:", "if False:")],
+            _rejects("clip_range-value4-ValueError"),
         ),
         "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
         "global_std defaults to False": _default_flipped("True", "False"),
@@ -227,18 +240,24 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
         "wrong contract constant": ONLINE_SWAP,
         "accumulation window flushed early": EARLY_FLUSH_ONLINE,
         "objective sign flipped": (
-            [(T, "weighted_loss = (weights.detach() * per_sample).mean()",
-              "weighted_loss = -(weights.detach() * per_sample).mean()")],
-            "test_equal_advantages_give_the_plain_flow_matching_loss",
+            [(T, "policy_loss = torch.maximum(unclipped_loss, clipped_loss).mean()",
+              "policy_loss = -torch.maximum(unclipped_loss, clipped_loss).mean()")],
+            "test_on_policy_ratio_is_one_and_the_loss_is_minus_the_mean_advantage",
         ),
-        "weights not normalised to mean 1": (
-            [(T, "weights = weights * weights.numel()", "weights = weights")],
-            "test_equal_advantages_give_the_plain_flow_matching_loss",
+        "advantages normalised over the micro-batch": (
+            [(T, "advantages = advantages.to(ratio.device)",
+              "advantages = torch.softmax(advantages.to(ratio.device), dim=0) * len(advantages)")],
+            "test_on_policy_ratio_is_one_and_the_loss_is_minus_the_mean_advantage",
         ),
-        "advantage sign flipped": (
-            [(T, "torch.softmax(advantages.to(per_sample.device) / temperature, dim=0)",
-              "torch.softmax(-advantages.to(per_sample.device) / temperature, dim=0)")],
-            "test_the_better_sample_weighs_more_and_drives_the_update",
+        "ratio never clipped": (
+            [(T, "clipped_loss = -advantages * torch.clamp(ratio, 1.0 + low, 1.0 + high)",
+              "clipped_loss = -advantages * ratio")],
+            "test_ratio_clipping_is_active_outside_the_clip_range",
+        ),
+        "old log-probs drawn at other noise than the microsteps": (
+            [(T, "self._matching_log_prob(velocity, noised).detach()))",
+              "self._matching_log_prob(velocity, noised).detach() - 0.01))")],
+            "test_on_policy_ratio_is_one_and_the_loss_is_minus_the_mean_advantage",
         ),
         "KL measured against the flow-matching target, not the reference": (
             [(T, "self._velocity_kl(velocity, reference_velocity, noised)",
@@ -249,9 +268,9 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
         "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,
         "optimizer state lost on an exact resume": OPTIMIZER_NOT_RESTORED,
         "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
-        "advantage_temperature accepts zero": (
-            [(A, "if self.advantage_temperature == 0.0:", "if False:")],
-            _rejects("advantage_temperature-0.0-ValueError"),
+        "clip_range order not validated": (
+            [(A, "if not -1.0 <= low < high:", "if False:")],
+            _rejects("clip_range-value4-ValueError"),
         ),
         "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
         "global_std defaults to False": _default_flipped("True", "False"),
@@ -275,14 +294,23 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
     },
     # OPD's answers with multi-role ownership get their own trainer; these mutants are the ones
     # its shape does not change (the per-role objective has its own tests).
+    # (OPD's answers with multi-role ownership are the DMD family: its single teacher_path.)
     "opd_multi_role": {**{name: OPD_MUTANTS[name] for name in (
-        "wrong contract constant", "reward stage used by a no-feedback trainer",
+        "wrong contract constant",
         "teacher snapshot not declared as a runtime child", "trainer_type check dropped",
         "teacher_param_device not validated",
         "load_checkpoint overridden without restoring the weights",
         "teacher snapshot reset after an exact resume",
-        "trainer_type defaults to another key", "teacher_param_device defaults to cuda",
-    )}, "role counters reset after an exact resume": ROLE_COUNTERS_NOT_RESTORED},
+        "trainer_type defaults to another key",
+    )},
+        "reward stage used by a no-feedback trainer": (
+            [(T, "return self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])",
+              "samples = self.generate_samples(compute_log_prob=False, trajectory_indices=[-1])\n"
+              "        self.prepare_feedback(samples)\n        return samples")],
+            "test_two_generation_cycles_run_through_start",
+        ),
+        "teacher_param_device defaults to cuda": _default_flipped('"cpu"', '"cuda"'),
+        "role counters reset after an exact resume": ROLE_COUNTERS_NOT_RESTORED},
 }
 
 # Mutants of the ``--state structured`` twins: the state validation and the objective's
@@ -307,6 +335,18 @@ _RENOISE_STRUCTURED: dict[str, Mutant] = {
     "objective ignores the audio component's data": (
         [(T, "self.adapter, clean_state, primary_timesteps, batch=batch",
           f"self.adapter, {_audio_blanked('clean_state')}, primary_timesteps, batch=batch")],
+        OBJECTIVE_DROPS_A_COMPONENT,
+    ),
+}
+_OPD_STRUCTURED: dict[str, Mutant] = {
+    "missing components accepted": MISSING_COMPONENTS_ACCEPTED,
+    "unexpected components accepted": UNEXPECTED_COMPONENTS_ACCEPTED,
+    "hook skips the state validation": (
+        [_skip_validation_of("replay.state", indent=24)],
+        HOOK_SKIPS_VALIDATION,
+    ),
+    "objective ignores the audio component's data": (
+        [(T, "errors[name] = gap.square()", 'errors[name] = gap.square() * (name != "audio")')],
         OBJECTIVE_DROPS_A_COMPONENT,
     ),
 }
@@ -338,5 +378,98 @@ STRUCTURED_MUTANTS: dict[str, dict[str, Mutant]] = {
         "objective sign flipped": MUTANTS["grpo"]["objective sign flipped"],
     },
     "awm": _RENOISE_STRUCTURED,
-    "opd": _RENOISE_STRUCTURED,
+    "opd": _OPD_STRUCTURED,
 }
+
+
+# ------------------------------------------------------------------ the objective's maths
+# Mistakes inside the objective (issue 29): each is caught by the checklist check that sees the
+# maths on the fakes: the direction of one update, the frozen reference and teacher, no state
+# kept from an earlier batch, state on ``self`` that an exact resume must restore.
+DIRECTION = "test_one_update_moves_the_model_the_way_the_supervision_says"
+FROZEN = "test_the_reference_and_the_teacher_stay_frozen_and_get_no_gradient"
+STALE = "test_no_state_carries_over_from_one_batch_to_the_next"
+SFT_TERMS = "per_term = []"  # the first line of the SFT/record objective's body
+
+
+def _first_in_sft_objective(*lines: str) -> list[tuple[str, str, str]]:
+    """``lines`` run first in the SFT/record objective (inside its edit markers)."""
+    return [(T, SFT_TERMS, "".join(f"{line}\n        " for line in lines) + SFT_TERMS)]
+
+
+_HELPER_IMPORT = "from ..forward_process import forward_velocity_state\n"
+SFT_OBJECTIVE_MUTANTS: dict[str, Mutant] = {
+    "objective sign flipped": (SFT_MUTANTS["objective sign flipped"][0], DIRECTION),
+    "target cached on self (plain attribute)": (_first_in_sft_objective(
+        'if not hasattr(self, "_target"):', "    self._target = clean_state",
+        "clean_state = self._target"), STALE),
+    "target cached through __dict__.setdefault": (_first_in_sft_objective(
+        'clean_state = self.__dict__.setdefault("_target", clean_state)'), STALE),
+    "target cached in a module-level helper": (
+        [(T, _HELPER_IMPORT, _HELPER_IMPORT + "\n_TARGETS = {}\n\n\ndef _cached(state):\n"
+          '    return _TARGETS.setdefault("target", state)\n'),
+         *_first_in_sft_objective("clean_state = _cached(clean_state)")], STALE),
+    "stale condition (cached on self)": (_first_in_sft_objective(
+        'model_batch = self.__dict__.setdefault("_condition", model_batch)'), STALE),
+    "running mean on self, not checkpointed": (
+        [(T, "loss = torch.stack(per_term, dim=0).mean()",
+          "loss = torch.stack(per_term, dim=0).mean()\n"
+          '        self._loss_mean = 0.9 * getattr(self, "_loss_mean", 1.0) + 0.1 * float(loss)\n'
+          "        loss = loss / self._loss_mean")],
+        RESUME_CHECK),
+}
+GRPO_KL = "with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():"
+OBJECTIVE_MUTANTS: dict[str, dict[str, Mutant]] = {
+    "sft": SFT_OBJECTIVE_MUTANTS,
+    "record": SFT_OBJECTIVE_MUTANTS,
+    "sft_multi_role": {"objective sign flipped": SFT_OBJECTIVE_MUTANTS["objective sign flipped"]},
+    "offline_dpo": {
+        "chosen and rejected arms swapped": (
+            MUTANTS["offline_dpo"]["chosen and rejected arms swapped"][0], DIRECTION),
+        "reference not frozen (scored with the policy)": (
+            MUTANTS["offline_dpo"]["reference not frozen (scored with the policy)"][0], FROZEN),
+        "objective sign flipped": ([(T, "losses.append(loss)", "losses.append(-loss)")],
+                                   DIRECTION),
+        "reference forward with gradients": (
+            [(T, "with torch.no_grad(), adapter.use_ref_parameters(), self.autocast():",
+              "with adapter.use_ref_parameters(), self.autocast():")], FROZEN),
+    },
+    "grpo": {
+        "objective sign flipped": (MUTANTS["grpo"]["objective sign flipped"][0], DIRECTION),
+        "reference forward with gradients (KL)": (
+            [(T, GRPO_KL, GRPO_KL.replace("torch.no_grad(), ", ""))], FROZEN),
+    },
+    "awm": {
+        "objective sign flipped": (MUTANTS["awm"]["objective sign flipped"][0], DIRECTION),
+        "reference forward with gradients (KL)": (
+            [(T, GRPO_KL, GRPO_KL.replace("torch.no_grad(), ", ""))], FROZEN),
+        # The issue's measured case: advantages softmaxed per micro-batch, and an example of one
+        # sample per micro-batch: every weight is 1, the reward has no effect.
+        "a geometry that cancels the reward": (
+            [(T, "advantages = advantages.to(ratio.device)",
+              "advantages = torch.softmax(advantages.to(ratio.device), dim=0) * len(advantages)"),
+             (E, "per_device_batch_size: 16", "per_device_batch_size: 1")], DIRECTION),
+    },
+    "opd": {
+        "objective sign flipped": (
+            [(T, "loss = per_sample.mean()", "loss = -per_sample.mean()")], DIRECTION),
+        "teacher forward with gradients": (
+            [(T, "            torch.no_grad(),\n            self.adapter.use_named_parameters(",
+              "            self.adapter.use_named_parameters("),
+             (T, "_detached(self._target(", "(self._target(")], FROZEN),
+    },
+    "dmd": {
+        "objective sign flipped": (
+            [(T, "loss = 0.5 * _squared_error(adapter, predicted, target).mean()",
+              "loss = -0.5 * _squared_error(adapter, predicted, target).mean()")], DIRECTION),
+    },
+}
+MUTANTS["dmd"] = {  # the distribution-matching family: generator and critic roles
+    "wrong contract constant": NO_FEEDBACK_SWAP,
+    "trainer_type check dropped": TRAINER_TYPE_UNCHECKED,
+    "trainer_type defaults to another key": WRONG_TRAINER_TYPE,
+}
+for _case, _extra in OBJECTIVE_MUTANTS.items():
+    MUTANTS[_case] = {**MUTANTS[_case], **_extra}
+STRUCTURED_MUTANTS["grpo"]["objective sign flipped"] = OBJECTIVE_MUTANTS["grpo"][
+    "objective sign flipped"]

@@ -12,9 +12,9 @@ mismatch, coupled-vs-ODE, data-epoch semantics, model-only save/load and the gen
 Thresholds were measured with the fixed seeds of the generated toy examples (CPU, torch 2.13):
   sft / record   loss 1.68 -> 1.18 over 4 epochs          (assert last <= 0.85 * first)
   offline_dpo    loss 0.75 -> 0.03 over 4 epochs          (assert last <= 0.5 * first)
-  opd            teacher gap 0.0088 -> 0.0005 over 10 cycles   (assert last <= 0.5 * first)
+  opd            distill loss 0.00017 -> 0.00003 over 10 cycles (assert last <= 0.5 * first)
   grpo           mean reward, first 3 cycles -1.94 -> last 3 -1.53 (+0.41; assert >= +0.15)
-  awm            mean reward, first 3 cycles -1.44 -> last 3 -1.29 (+0.15; assert >= +0.08)
+  awm            mean reward, first 3 cycles -1.48 -> last 3 -1.21 (+0.27; assert >= +0.08)
 The per-cycle reward is noisy (fresh prompts and SDE noise each cycle), hence 3-cycle means.
 """
 

@@ -70,3 +70,51 @@ def test_generated_dpo_logs_the_siblings_metrics_step_for_step(runner, sandbox):
     assert REAL_OFFLINE_DPO_METRICS <= sibling
     assert len(logs["generated"]) == len(logs["sibling"]) > 1
     assert logs["generated"] == logs["sibling"]
+
+
+# Train one config once per trainer type, counting how often each switches into the reference
+# weights (a wrapper around the adapter's ``use_ref_parameters``), and print the counts as JSON.
+SWITCH_SCRIPT = """
+import json, sys, tempfile
+import yaml
+from flow_factory.models.abc import BaseAdapter
+from flow_factory.train import train
+
+switches = []
+original = BaseAdapter.use_ref_parameters
+
+def counting(self):
+    switches.append(1)
+    return original(self)
+
+BaseAdapter.use_ref_parameters = counting
+
+def count(trainer_type):
+    data = yaml.safe_load(open("examples/offline_dpo/lora/toy/default.yaml"))
+    data["train"]["trainer_type"] = trainer_type
+    data["train"]["max_epochs"] = 1
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        yaml.safe_dump(data, f)
+    switches.clear()
+    train(f.name)
+    return len(switches), data["train"]["num_train_timesteps"]
+
+print(json.dumps({"sibling": count("offline-dpo"), "generated": count(sys.argv[1])}))
+"""
+
+
+def test_generated_dpo_switches_into_the_reference_once_per_timestep_row(runner, sandbox):
+    """Both arms' reference forwards share one switch of weights, as the checkout's offline DPO
+    does (Flow-Factory's, and the sandbox's copy of it): per arm would double the switches,
+    which on CPU cost as much as a small model's forward."""
+    assert new(runner, sandbox, "margin-dpo", *SPECS["offline_dpo"]).exit_code == 0
+    env = {**os.environ, "PYTHONPATH": "src"}
+    run = subprocess.run(
+        [sys.executable, "-c", SWITCH_SCRIPT, "margin-dpo"],
+        cwd=sandbox, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    counts = json.loads(run.stdout.strip().splitlines()[-1])
+    (sibling, rows), (generated, _) = counts["sibling"], counts["generated"]
+    assert sibling > 0 and sibling % rows == 0  # one switch per timestep row of each batch
+    assert generated == sibling

@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 from _checkout import FAMILY_FLAGS, RUFF, Generated, copy_sandbox, new_algorithm
 from _render import REPO, family_context, legal_contexts
-from _suite_mutants import MUTANTS, STRUCTURED_MUTANTS, A, Mutant, T
+from _suite_mutants import MUTANTS, STRUCTURED_MUTANTS, A, E, Mutant, T
 
 from ffgen.generate import render
 
 CASES = ("sft", "offline_dpo", "record", "grpo", "awm", "opd", "sft_multi_role",
-         "opd_multi_role")
+         "opd_multi_role", "dmd")
 # Cases whose ``--state structured`` twin is generated and run beside them.
 STRUCTURED = ("sft", "offline_dpo", "record", "grpo", "awm", "opd")
 # CPU time of a clean run of one generated suite (torch already imported; its two worker
@@ -40,7 +40,7 @@ CLEAN_RUN_CPU_SECONDS = 10.0
 def _job(generated: Generated, name: str, mutants: dict[str, Mutant]) -> dict[str, object]:
     """One ``_suite_runner`` job: both generated test files and the mutants, paths resolved."""
     ctx = generated.ctx
-    files = {T: ctx.trainer_path, A: ctx.args_path}
+    files = {T: ctx.trainer_path, A: ctx.args_path, E: ctx.example_path}
     return {
         "name": name,
         # The arguments tests first: they are fast, and mutants of the arguments module then fail
@@ -80,7 +80,9 @@ def test_every_legal_classification_renders_a_clean_arguments_test(tmp_path):
 
 def _own_fields(args_source: str) -> set[str]:
     """Dataclass fields the generated arguments class declares itself (no ``ClassVar``)."""
-    (cls,) = [node for node in ast.parse(args_source).body if isinstance(node, ast.ClassDef)]
+    # the arguments class (an OPD module may define the checkout's missing ``TeacherConfig`` too)
+    (cls,) = [node for node in ast.parse(args_source).body
+              if isinstance(node, ast.ClassDef) and node.name.endswith("TrainingArguments")]
     return {
         node.target.id
         for node in cls.body

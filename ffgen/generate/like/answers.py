@@ -32,6 +32,8 @@ def _text(value: object) -> str:
 
 
 def _reason(source: SourceAlgorithm, prop: str, fixed: object) -> str:
+    if prop == "direction":
+        return f"its objective has {'the direction ' + str(fixed) if fixed else 'no direction'}"
     if source.generated:
         return f"{source.key} was generated with {interview.flag_name(prop)} {_text(fixed)}"
     return source.reasons.get(prop, f"{source.key}'s code fixes {prop}={_text(fixed)}")
@@ -40,9 +42,12 @@ def _reason(source: SourceAlgorithm, prop: str, fixed: object) -> str:
 def _fixed_props(source: SourceAlgorithm) -> tuple[str, ...]:
     """A generated source fixes every recorded answer; a hand-written one what its code says
     (dynamics only when coupled)."""
+    # A record's direction is its objective's: a copy keeps the source's (a hand-written one
+    # has none), so a --direction flag that differs is refused rather than ignored.
     if source.generated:
-        return (*FIXED, "dynamics", "role_cadence")
-    return (*FIXED, "dynamics") if "dynamics" in source.reasons else FIXED
+        return (*FIXED, "dynamics", "role_cadence", "direction")
+    return (*FIXED, "dynamics", "direction") if "dynamics" in source.reasons else (
+        *FIXED, "direction")
 
 
 def like_answers(source: SourceAlgorithm, flags: Mapping[str, str | None]) -> Answers:

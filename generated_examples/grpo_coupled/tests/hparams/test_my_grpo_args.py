@@ -39,7 +39,7 @@ DEFAULTS = {
     "global_std": True,
     "adv_clip_range": (-5.0, 5.0),
     "kl_beta": 0.0,
-    "clip_range": 0.2,
+    "clip_range": (-0.2, 0.2),
 }
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_grpo/lora/toy/default.yaml"
@@ -91,10 +91,23 @@ def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters(
         ("global_std", "yes", TypeError),
         ("adv_clip_range", (1.0, -1.0), ValueError),
         ("kl_beta", -0.1, ValueError),
-        ("clip_range", 1.5, ValueError),
+        ("clip_range", (0.2, -0.2), ValueError),
+        ("clip_range", (-1.5, 0.2), ValueError),
     ],
 )
 def test_each_algorithm_parameter_rejects_an_invalid_value(name, value, error):
     """Rule: every objective parameter is validated when the arguments are built."""
     with pytest.raises(error, match=name):
         Args.from_dict({**_train(), name: value})
+
+
+def test_clip_ranges_take_the_built_in_forms():
+    """Rule: ``clip_range`` and ``adv_clip_range`` read as the built-in's do: a ``[low, high]``
+    list (as YAML gives it), or one number ``v`` meaning ``(-|v|, |v|)``, as the built-in's own
+    examples write them."""
+    assert Args.from_dict({**_train(), "clip_range": [-1.0e-4, 2.0e-4]}).clip_range == (
+        -1.0e-4,
+        2.0e-4,
+    )
+    args = Args.from_dict({**_train(), "clip_range": 1.0e-4, "adv_clip_range": 5.0})
+    assert (args.clip_range, args.adv_clip_range) == ((-1.0e-4, 1.0e-4), (-5.0, 5.0))

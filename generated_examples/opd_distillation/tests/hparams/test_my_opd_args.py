@@ -35,12 +35,10 @@ from flow_factory.hparams.training_args.my_opd import MyOPDTrainingArguments as 
 KEY = "my-opd"
 # What a config that leaves out the algorithm's own parameters gets.
 DEFAULTS = {
-    "num_train_timesteps": 2,
+    "teacher_param_device": "cuda",
     "timestep_range": (0.0, 0.99),
-    "time_shift": 1.0,
-    "time_sampling_strategy": "uniform",
-    "teacher_param_device": "cpu",
-    "objective_guidance_scale": None,
+    "loss_target": "xt",
+    "self_normalize": False,
 }
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_opd/lora/toy/default.yaml"
@@ -88,16 +86,31 @@ def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters(
 @pytest.mark.parametrize(
     ("name", "value", "error"),
     [
-        ("num_train_timesteps", 0, ValueError),
-        ("timestep_range", (0.5, 0.2), ValueError),
-        ("time_shift", 0.0, ValueError),
-        ("time_sampling_strategy", "discrete", ValueError),
-        ("teacher_path", "", ValueError),
+        ("teachers", [], ValueError),
         ("teacher_param_device", "tpu", ValueError),
-        ("objective_guidance_scale", 0.5, ValueError),
+        ("timestep_range", (0.5, 0.2), ValueError),
+        ("loss_target", "eps", ValueError),
+        ("self_normalize", "yes", TypeError),
     ],
 )
 def test_each_algorithm_parameter_rejects_an_invalid_value(name, value, error):
     """Rule: every objective parameter is validated when the arguments are built."""
     with pytest.raises(error, match=name):
         Args.from_dict({**_train(), name: value})
+
+
+def test_a_diffusion_opd_teachers_entry_carries_over():
+    """Rule: ``train.teachers`` reads as DiffusionOPD's: ``path``, ``applicable_datasets``, an
+    optional ``name`` (``opd_teacher_<i>`` when left out) and ``guidance_scale``."""
+    entry = {"path": "teacher-lora", "applicable_datasets": ["ocr"], "guidance_scale": 4.5}
+    args = Args.from_dict({**_train(), "teachers": [entry], "timestep_range": [0.1, 0.9]})
+    (teacher,) = args.teachers
+    assert (teacher.path, teacher.name, teacher.applicable_datasets, teacher.guidance_scale) == (
+        "teacher-lora",
+        "opd_teacher_0",
+        ["ocr"],
+        4.5,
+    )
+    assert args.timestep_range == (0.1, 0.9)
+    with pytest.raises(ValueError, match="applicable_datasets"):
+        Args.from_dict({**_train(), "teachers": [{"path": "teacher-lora"}]})

@@ -19,8 +19,10 @@ and declares its facts as class attributes (registry key, classes, example confi
 components, ownership); the checks here read those facts. A check's docstring states the rule it
 enforces.
 
-Only the model (a one-parameter adapter) and the accelerator are fakes, with no GPU and CPU
-tensors of a few elements. Everything the framework checks is a real instance of this checkout's
+The accelerator is a real ``accelerate.Accelerator`` (CPU, one process). Only the model (a
+one-parameter adapter, its scheduler) and, for multi-role algorithms, the role coordinator over
+it are fakes, each saying in its docstring why; CPU tensors of a few elements, no GPU and no
+weights to load. Everything the framework checks is a real instance of this checkout's
 classes: the arguments (built from the example config), batches, condition and output states,
 latent states holding exactly the adapter's components, component times, replay steps and step
 outputs; the framework's own helpers (noising, reductions, state checks) run unpatched.
@@ -28,9 +30,9 @@ outputs; the framework's own helpers (noising, reductions, state checks) run unp
 The exact-resume check builds the trainer with its own constructor, the fakes standing in for
 model loading, saves exact state through the base trainer's checkpoint path at the cycle
 boundaries of ``start()``, and resumes a fresh trainer configured with ``model.resume_path`` and
-``resume_type: state``, as a run is. It needs a base trainer whose exact-state checkpoints the
-fakes can go through (the sandbox's writes plain files); Flow-Factory's own resumes through
-Accelerate's saved state, which fakes do not make.
+``resume_type: state``, as a run is: the base trainer's checkpoint code runs unpatched against
+the real accelerator (its process index, device, ``distributed_type``, ``project_configuration``
+and barriers); only what the fake model writes and reads of its own weights is fake.
 
 The checks that start worker processes (one data-parallel and one sharded step, two CPU
 processes over gloo) carry ``@pytest.mark.distributed``: ``pytest -m "not distributed"`` skips
@@ -47,7 +49,10 @@ Written by ``ffgen new`` with the first algorithm that uses it and removed with 
 import copy
 import dataclasses
 import importlib
+import json
+import math
 import multiprocessing
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from contextlib import contextmanager, nullcontext
@@ -58,6 +63,8 @@ from typing import ClassVar
 import pytest
 import torch
 import yaml
+from accelerate import Accelerator
+from accelerate.state import AcceleratorState, GradientState
 from torch.utils.data import DataLoader, DistributedSampler
 
 from flow_factory.contracts import AcquisitionMode, MediaType
@@ -136,33 +143,16 @@ def override(args, **values):
         setattr(args, name, value)
 
 
-# ------------------------------------------------------------------ fakes (model, accelerator)
+# ------------------------------------------------------------------ the accelerator (real)
 
 
-class FakeAccelerator:
-    """CPU accelerator whose ``accumulate`` closes a window every ``WINDOW`` microsteps."""
+def cpu_accelerator():
+    """A real ``accelerate.Accelerator``: CPU, one process, closing an accumulation window every
+    ``WINDOW`` microsteps. Its ``backward`` divides the loss by ``WINDOW``, as in a run."""
+    return Accelerator(cpu=True, gradient_accumulation_steps=WINDOW)
 
-    device = torch.device("cpu")
-    is_main_process = True
-    is_local_main_process = True
-    process_index = 0
-    num_processes = 1
 
-    def __init__(self):
-        self.sync_gradients = False
-        self._microsteps = 0
-
-    @contextmanager
-    def accumulate(self, *models):
-        self._microsteps += 1
-        self.sync_gradients = self._microsteps % WINDOW == 0
-        yield
-
-    def backward(self, loss):
-        loss.backward()
-
-    def wait_for_everyone(self):
-        pass
+# ------------------------------------------------------------------ fakes (the model)
 
 
 def _per_sample(value, like):
@@ -171,13 +161,16 @@ def _per_sample(value, like):
 
 
 class FakeAdapter:
-    """A one-parameter "model" over its components: velocity = weight * state, log-prob = weight
-    per sample. It noises linearly to unit noise (x_t = (1 - t) x0 + t, target 1 - x0), and its
-    per-sample reductions average each component's elements, then the components. Its hooks
+    """A one-parameter "model" over its components: velocity = weight * state (plus the batch's
+    ``prompt_embeds``, one number per sample, where it has one), log-prob = weight per sample.
+    It noises linearly to unit noise (x_t = (1 - t) x0 + t, target 1 - x0), and its per-sample
+    reductions average each component's elements, then the components. Its hooks
     take and return what the framework's ``BaseAdapter`` hooks do. Its snapshots (the reference,
-    and every named one, such as a teacher) are one number each, in ``frozen``."""
+    and every named one, such as a teacher) are one number each, in ``frozen``. Fake because a
+    real adapter needs a pretrained pipeline's weights: this one makes every objective a formula
+    of one number, which the checks compute by hand."""
 
-    offline_training_forward_overrides = {}
+    offline_training_forward_overrides: ClassVar[dict] = {}
 
     def __init__(self, events, components, weight=0.0):
         self.events = events
@@ -195,6 +188,7 @@ class FakeAdapter:
         self._variant_snapshots = ()
         self.fail_on_call = None
         self._prepared = 0
+        self.per_sample_log_prob = False  # the objective checks give each sample its own
 
     # -- parameter scopes
     @contextmanager
@@ -216,6 +210,9 @@ class FakeAdapter:
 
     # -- the loop
     def train(self, mode=True):
+        return self
+
+    def rollout(self, *args, **kwargs):
         return self
 
     def set_trajectory_seed(self, seed):
@@ -294,9 +291,32 @@ class FakeAdapter:
         noise_level=None,
         **kwargs,
     ):
-        velocity = LatentState({name: self.active * x for name, x in state.components.items()})
-        log_prob = self.active * torch.ones(next(iter(state.components.values())).shape[0])
-        return MultiModalStepOutput(log_prob=log_prob, velocity=velocity)
+        # The condition moves the prediction: a batch's ``prompt_embeds`` ((B,)) is added to it,
+        # so an objective that reuses another batch's condition computes another loss.
+        shift = batch.get("prompt_embeds") if isinstance(batch, Mapping) else None
+        velocity = LatentState(
+            {
+                name: self.active * x + (0.0 if shift is None else _per_sample(shift, x))
+                for name, x in state.components.items()
+            }
+        )
+        first = next(iter(state.components.values()))
+        scale = torch.ones(first.shape[0])
+        if self.per_sample_log_prob:  # each sample's log-prob slope: 1 + its mean value
+            scale = 1.0 + first.detach().flatten(1).mean(dim=1)
+        mean = None
+        if "next_state_mean" in return_fields:  # the Euler step to ``next_timestep``
+            mean = LatentState(
+                {
+                    name: x
+                    + _per_sample(times.next_timestep[name] - times.timestep[name], x)
+                    * velocity.components[name]
+                    for name, x in state.components.items()
+                }
+            )
+        return MultiModalStepOutput(
+            log_prob=self.active * scale, velocity=velocity, next_state_mean=mean
+        )
 
     def reduce_flow_matching_objective_values(self, values, *, state=None):
         return self._per_sample_mean(values, state)
@@ -398,7 +418,8 @@ class FakeAdapter:
 
 
 class _FakeScheduler:
-    """What a trainer reads from the adapter's scheduler: two SDE steps per trajectory."""
+    """What a trainer reads from the adapter's scheduler: two SDE steps per trajectory. Fake
+    because it belongs to the fake model (a real scheduler comes with a real pipeline)."""
 
     num_sde_steps = 2
 
@@ -424,6 +445,35 @@ def _assert_same_state(resumed, uninterrupted, when):
     that differs (this module is no test module: pytest does not rewrite its asserts)."""
     for part, value in uninterrupted.items():
         assert resumed[part] == value, f"{part} {when}: resumed {resumed[part]}, expected {value}"
+
+
+class _Absent:
+    """An attribute the trainer does not have."""
+
+    def __repr__(self):
+        return "absent"
+
+
+# What the trainer template itself keeps on ``self`` between microsteps (reset per window).
+TRAINER_BOOKKEEPING = frozenset({"_loss_info"})
+
+
+def _assert_kept_state_comes_back(kept, built, resumed):
+    """Every attribute the algorithm's trainer changed on ``self`` by the checkpoint (``kept``
+    against ``built``, just after construction) has its value back after the exact resume."""
+    missing = _Absent()
+    lost = [
+        f"self.{name} is {value!r} at the checkpoint but {resumed.get(name, missing)!r} after "
+        "the resume"
+        for name, value in kept.items()
+        if built.get(name, missing) != value and resumed.get(name, missing) != value
+    ]
+    assert not lost, (
+        "the trainer keeps state on self across steps that its exact checkpoint does not hold: "
+        + "; ".join(lost)
+        + ". Save it with the checkpoint (a declared runtime child) or derive it from what the "
+        "checkpoint holds."
+    )
 
 
 def _accept(trainer_class, adapter_class):
@@ -461,6 +511,116 @@ def grad_of(loss, trainer):
     return float(trainer.adapter.weight.grad)
 
 
+# ------------------------------------------------------------------ the objective's maths
+# The objective checks read what an update did from the fake model's own definition, not from
+# the objective: they hold for any objective, the family's or one rewritten inside the markers.
+
+LR = 0.1  # every optimizer step of the objective checks: plain SGD at this rate
+MOVED = 1e-6  # the least change of the trainable weight the checks count as a move
+HALF = 0.5  # the time of every fake timestep draw
+
+
+def fake_errors(weight, clean, shift=None, reference=None):
+    """Each sample's flow-matching error under the fake model at time ``HALF``: the mean of
+    ``(weight x_t + shift - (1 - x0)) ** 2`` over its elements, ``x_t = (1 - t) x0 + t``. With
+    ``reference`` it is the gap to that model's velocity instead (distillation)."""
+    clean = torch.as_tensor(clean, dtype=torch.float32).reshape(len(clean), -1)
+    shift = torch.zeros(len(clean)) if shift is None else torch.as_tensor(shift).float()
+    x_t = (1 - HALF) * clean + HALF
+    target = 1 - clean if reference is None else reference * x_t + shift[:, None]
+    return ((weight * x_t + shift[:, None] - target) ** 2).mean(dim=1)
+
+
+def one_update(trainer, hook):
+    """Run ``hook()`` (the trainer's own hook on a batch) as one optimizer step: the gradients
+    of all its microsteps accumulate (a window that closes meanwhile takes no step), then one
+    plain SGD step of ``LR`` is taken. (A role coordinator steps its roles by itself.) Returns
+    the trainable weight before and after, and the loss of every microstep."""
+    weight = trainer.adapter.weight
+    before, losses = float(weight.detach()), []
+
+    def hold(loss_info):
+        losses.extend(float(value) for value in loss_info.get("loss", []))
+        return defaultdict(list)
+
+    trainer._apply_optimizer_step = hold
+    hook()
+    trainer._loss_info = hold(trainer._loss_info)
+    with torch.no_grad():
+        for trained in trainer.adapter._weights().values():
+            if trained.grad is not None:
+                trained -= LR * trained.grad
+                trained.grad = None
+    trainer.step += 1
+    return before, float(weight.detach()), losses
+
+
+def frozen_leaf(value):
+    """A frozen snapshot that records a gradient reaching it (none may)."""
+    return torch.tensor(float(value), requires_grad=True)
+
+
+def example_geometry(checks):
+    """The example's own batch geometry: ``per_device_batch_size`` and ``group_size``."""
+    train = checks.example()["train"]
+    return int(train.get("per_device_batch_size", 1)), int(train.get("group_size", 2) or 2)
+
+
+class _NotData(Exception):
+    """A value that is not plain data (numbers, strings, tensors and containers of them)."""
+
+
+def _plain(value):
+    """``value`` as plain data (tensors as lists); raises ``_NotData`` for anything else."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().tolist()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    raise _NotData(type(value).__name__)
+
+
+def kept_state(trainer, names):
+    """The trainer's own attributes among ``names`` that hold plain data, as plain data."""
+    found = {}
+    for name, value in vars(trainer).items():
+        if name in names:
+            try:
+                found[name] = _plain(value)
+            except _NotData:
+                continue
+    return found
+
+
+def _module_state(module):
+    """What a module-level cache of the trainer's module holds: the size of each of its
+    containers, and of each ``functools`` cache."""
+    sizes = {}
+    for name, value in vars(module).items():
+        if isinstance(value, dict | list | set):
+            sizes[name] = len(value)
+        elif callable(getattr(value, "cache_info", None)):
+            sizes[name] = value.cache_info().currsize
+    return sizes
+
+
+def _is_scalar(value):
+    """A number, or a one-element tensor: a statistic, not a batch's data."""
+    if isinstance(value, torch.Tensor):
+        return value.numel() == 1
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def algorithm_names(module):
+    """Every name the algorithm's module uses as ``self.NAME`` or spells as a string: what its
+    trainer may keep on ``self``."""
+    source = Path(module.__file__).read_text(encoding="utf-8")
+    return set(re.findall(r"self\.(\w+)", source)) | set(re.findall(r"[\"'](\w+)[\"']", source))
+
+
 # ------------------------------------------------------------------ the algorithm's facts
 
 
@@ -482,6 +642,8 @@ class AlgorithmChecks:
     REQUIRES_REF_MODEL: ClassVar[bool] = False
     MODULE_FAKES: ClassVar[dict] = {}
     EXAMPLE_SETS: ClassVar[tuple[str, ...]] = ()  # training arguments the example must set
+    # The objective's documented value at policy == reference (DPO, KTO: log 2); None: none.
+    REFERENCE_VALUE: ClassVar[float | None] = None
 
     # -- facts read from the checkout
     @classmethod
@@ -496,7 +658,9 @@ class AlgorithmChecks:
     def example_args(cls):
         """The example's ``train:`` section, parsed by the generated arguments class."""
         args = cls.Args.from_dict(cls.example()["train"])
-        assert isinstance(args, cls.Args)
+        assert isinstance(args, cls.Args), (
+            f"the example's train: section parses to {type(args).__name__}, not {cls.Args.__name__}"
+        )
         return args
 
     @classmethod
@@ -516,6 +680,14 @@ class AlgorithmChecks:
         return state_of(self.COMPONENTS, *rows)
 
     # -- the trainer under test
+    @pytest.fixture(autouse=True)
+    def _fresh_accelerate_state(self):
+        """Each check leaves accelerate's shared process and gradient state as it found it (they
+        are singletons every ``Accelerator`` joins), resetting them as accelerate's own tests do."""
+        yield
+        AcceleratorState._reset_state(reset_partial_state=True)
+        GradientState._reset_state()
+
     @pytest.fixture
     def trainer(self, monkeypatch):
         """The generated trainer without its constructor, wired to the fakes."""
@@ -526,7 +698,7 @@ class AlgorithmChecks:
         cls.fake_module_helpers(monkeypatch)
         config = cls.arguments()
         built = object.__new__(cls.Trainer)
-        built.accelerator = FakeAccelerator()
+        built.accelerator = cpu_accelerator()
         built.adapter = FakeAdapter([], cls.COMPONENTS)
         built.config = config
         built.training_args = config.training_args
@@ -580,20 +752,35 @@ class AlgorithmChecks:
     # -- registries, contract, paradigm, hooks
     def test_registries_resolve_the_key_to_the_generated_classes(self):
         """Rule: both registry keys resolve to the generated classes before any loading."""
-        assert self.KEY in list_registered_training_args()
-        assert self.KEY in list_registered_trainers()
-        assert get_training_args_class(self.KEY) is self.Args
-        assert get_trainer_class(self.KEY) is self.Trainer
-        assert list_registered_trainers()[self.KEY] == self.TRAINER_PATH
+        assert self.KEY in list_registered_training_args(), (
+            f"no training arguments registered under {self.KEY!r}"
+        )
+        assert self.KEY in list_registered_trainers(), f"no trainer registered under {self.KEY!r}"
+        assert get_training_args_class(self.KEY) is self.Args, (
+            f"{self.KEY!r} resolves to another arguments class than {self.Args.__name__}"
+        )
+        assert get_trainer_class(self.KEY) is self.Trainer, (
+            f"{self.KEY!r} resolves to another trainer class than {self.Trainer.__name__}"
+        )
+        assert list_registered_trainers()[self.KEY] == self.TRAINER_PATH, (
+            f"the trainer registry names {list_registered_trainers()[self.KEY]!r} for "
+            f"{self.KEY!r}, expected {self.TRAINER_PATH!r}"
+        )
 
     def test_contracts_match_and_are_the_expected_constant(self):
         """Rule: the arguments and the trainer declare the same execution-contract constant."""
-        assert self.Args.execution_contract is self.CONTRACT
-        assert self.Trainer.execution_contract is self.CONTRACT
+        assert self.Args.execution_contract is self.CONTRACT, (
+            "the arguments class declares another execution contract than CONTRACT"
+        )
+        assert self.Trainer.execution_contract is self.CONTRACT, (
+            "the trainer declares another execution contract than CONTRACT"
+        )
 
     def test_paradigm(self):
         """Rule: the trainer declares its paradigm (coupled trainers refuse ODE dynamics)."""
-        assert self.Trainer.paradigm == self.PARADIGM
+        assert self.Trainer.paradigm == self.PARADIGM, (
+            f"the trainer declares paradigm {self.Trainer.paradigm!r}, expected {self.PARADIGM!r}"
+        )
 
     HOOK: ClassVar[str]  # the hook the contract selects: "optimize_batch" or "optimize"
 
@@ -607,11 +794,20 @@ class AlgorithmChecks:
             "train_on_dataset_batch",
             "prepare_feedback",
         )
-        assert [name for name in driver if name in vars(self.Trainer)] == []
+        assert [name for name in driver if name in vars(self.Trainer)] == [], (
+            f"the trainer overrides driver methods: "
+            f"{[n for n in driver if n in vars(self.Trainer)]}"
+        )
         other = "optimize" if self.HOOK == "optimize_batch" else "optimize_batch"
-        assert getattr(self.Trainer, self.HOOK) is not getattr(BaseTrainer, self.HOOK)
-        assert getattr(self.Trainer, other) is getattr(BaseTrainer, other)
-        assert callable(getattr(self.Trainer, "sample", None)) is (self.HOOK == "optimize")
+        assert getattr(self.Trainer, self.HOOK) is not getattr(BaseTrainer, self.HOOK), (
+            f"the trainer does not override its contract's hook {self.HOOK}"
+        )
+        assert getattr(self.Trainer, other) is getattr(BaseTrainer, other), (
+            f"the trainer overrides {other}, which its contract does not select"
+        )
+        assert callable(getattr(self.Trainer, "sample", None)) is (self.HOOK == "optimize"), (
+            "a generation trainer defines sample(); a dataset trainer does not"
+        )
         object.__new__(self.Trainer)._validate_execution_hooks()
 
     def test_hook_validation_rejects_the_trainer_without_its_hook(self):
@@ -624,9 +820,13 @@ class AlgorithmChecks:
     def test_example_config_selects_the_algorithm(self):
         """Rule: the example config selects this algorithm and its contract's feedback."""
         config = self.example()
-        assert "execution_contract" not in config["train"]
+        assert "execution_contract" not in config["train"], (
+            "the example sets execution_contract: the algorithm declares it"
+        )
         training_args = Arguments.from_dict(config).training_args
-        assert isinstance(training_args, self.Args) and type(training_args) is self.Args
+        assert isinstance(training_args, self.Args) and type(training_args) is self.Args, (
+            f"the example selects {type(training_args).__name__}, not {self.Args.__name__}"
+        )
         self.Trainer.validate_training_arguments_contract(training_args)
         for name in self.EXAMPLE_SETS:
             assert getattr(training_args, name), f"the example must set {name}"
@@ -635,7 +835,9 @@ class AlgorithmChecks:
         else:
             assert not config.get("rewards"), "this contract has no runtime feedback"
         if self.PARADIGM == "coupled":
-            assert config["scheduler"]["dynamics_type"] in ("Flow-SDE", "Dance-SDE", "CPS")
+            assert config["scheduler"]["dynamics_type"] in ("Flow-SDE", "Dance-SDE", "CPS"), (
+                "a coupled algorithm's example needs SDE dynamics"
+            )
 
     # -- checkpoints
     def test_model_only_checkpoint_restores_the_trained_weights_exactly(self, trainer, tmp_path):
@@ -645,18 +847,128 @@ class AlgorithmChecks:
         trained, _ = self.sgd_step(trainer, rank=1)
         trainer.save_checkpoint(str(tmp_path), epoch=1)
         moved_on, _ = self.sgd_step(trainer, rank=1)
-        assert trained != 0.0 and moved_on != trained
+        assert trained != 0.0 and moved_on != trained, (
+            f"the objective's SGD steps did not move the weight (0 -> {trained} -> {moved_on})"
+        )
         trainer.load_checkpoint(str(tmp_path / "checkpoint-1"))
-        assert float(trainer.adapter.weight.detach()) == trained
-        assert trainer.events[-1:] == ["save:model"]
+        assert float(trainer.adapter.weight.detach()) == trained, (
+            "loading the model-only checkpoint gave weight "
+            f"{float(trainer.adapter.weight.detach())}, saved {trained}"
+        )
+        assert trainer.events[-1:] == ["save:model"], (
+            f"a model-only save wrote {trainer.events[-1:]}, expected ['save:model']"
+        )
 
     def test_owned_snapshots_are_declared_runtime_children(self, trainer):
         """Rule: the snapshots this run owns (``RUNTIME_CHILDREN``) are declared runtime
         children, so an exact checkpoint saves and restores them."""
         trainer.training_args = self.Args.from_dict({**self.example()["train"], "ema_decay": 0.9})
         override(trainer.model_args, finetune_type="full", resume_path=None, resume_type=None)
-        assert trainer.training_args.requires_ref_model is self.REQUIRES_REF_MODEL
-        assert trainer._declared_runtime_child_names() == self.RUNTIME_CHILDREN
+        assert trainer.training_args.requires_ref_model is self.REQUIRES_REF_MODEL, (
+            f"requires_ref_model is {trainer.training_args.requires_ref_model}, expected "
+            f"{self.REQUIRES_REF_MODEL}"
+        )
+        assert trainer._declared_runtime_child_names() == self.RUNTIME_CHILDREN, (
+            f"declared runtime children {trainer._declared_runtime_child_names()}, expected "
+            f"{self.RUNTIME_CHILDREN}"
+        )
+
+    # -- the objective: frozen snapshots, no stale state
+    def update_on(self, trainer, index):
+        """One update of the trainer's own hook on data ``index`` (``one_update``)."""
+        raise NotImplementedError
+
+    def test_no_state_carries_over_from_one_batch_to_the_next(self, trainer, monkeypatch):
+        """Rule: an update on data 1 after one on data 0 (weights put back) is the update a
+        fresh trainer makes on data 1: the objective keeps no target, condition or label of an
+        earlier batch or cycle (in a plain attribute, through ``__dict__.setdefault`` or in a
+        module-level cache). Scalar statistics the trainer keeps on ``self`` (a running mean)
+        are given to the fresh trainer too: whether they survive a resume is the exact-resume
+        check's business."""
+        trainer.adapter.frozen["teacher"] = torch.tensor(TEACHER_WEIGHT)
+        module = self.trainer_module()
+        names, module_state = set(vars(trainer)), _module_state(module)
+        try:
+            self.update_on(trainer, 0)
+            added = sorted(set(vars(trainer)) - names)
+            changed = [n for n, v in _module_state(module).items() if module_state.get(n) != v]
+            assert not changed, (
+                f"an update changed the trainer module's {changed}: a module-level cache keeps "
+                "the data of one batch for the next"
+            )
+            for trained in trainer.adapter._weights().values():
+                trained.data.fill_(0.0)
+            names = algorithm_names(module) - TRAINER_BOOKKEEPING
+            statistics = {
+                name: copy.deepcopy(value)
+                for name, value in vars(trainer).items()
+                if name in names and _is_scalar(value)
+            }
+            after = self.update_on(trainer, 1)
+        except (RuntimeError, ValueError, TypeError) as error:
+            raise AssertionError(
+                f"an update after earlier ones (data 0, then data 1) failed: {error}. Does the "
+                "objective keep data of an earlier batch (on self or in a module-level cache)?"
+            ) from error
+        fresh_trainer = type(self).build_trainer(monkeypatch)
+        fresh_trainer.adapter.frozen["teacher"] = torch.tensor(TEACHER_WEIGHT)
+        for name, value in statistics.items():
+            setattr(fresh_trainer, name, value)
+        fresh = self.update_on(fresh_trainer, 1)
+        # (A role coordinator steps by itself: its microstep losses are not all seen here.)
+        losses = after[2] == pytest.approx(fresh[2]) or not (after[2] and fresh[2])
+        same = after[1] == pytest.approx(fresh[1]) and losses
+        assert same, (
+            f"an update on data 1 after one on data 0 gives weight {after[1]:.6g} and losses "
+            f"{after[2]}, on a fresh trainer weight {fresh[1]:.6g} and losses {fresh[2]}: the "
+            "objective reuses a target, condition or label of an earlier batch (the trainer "
+            f"added {added or 'no attribute'} while training; or a module-level cache?)"
+        )
+
+    def check_direction(self, trainer, monkeypatch):
+        """The direction rule of the acquisition (its base class says what it reads)."""
+        raise NotImplementedError
+
+    def test_one_update_moves_the_model_the_way_the_supervision_says(self, trainer, monkeypatch):
+        """Rule: one optimizer step of the trainer's own hook, on data of the example's own
+        geometry, moves the model the way the supervision says (``check_direction`` of the
+        acquisition base says how it is read). A flipped sign or swapped arms fail here, saying
+        which way was expected and what moved."""
+        self.check_direction(trainer, monkeypatch)
+
+    def test_the_reference_and_the_teacher_stay_frozen_and_get_no_gradient(
+        self, trainer, monkeypatch
+    ):
+        """Rule: after an update the frozen reference and teacher snapshots are unchanged and no
+        gradient reached them (their forwards run under ``torch.no_grad()``); a KL weight of
+        the arguments is switched on so the reference is used. With ``REFERENCE_VALUE`` the
+        objective takes it at policy == reference, and another value away from it."""
+        args = trainer.training_args
+        if self.REQUIRES_REF_MODEL and hasattr(args, "kl_beta"):
+            override(args, kl_beta=0.5)
+        frozen = {"reference": 0.25, "teacher": TEACHER_WEIGHT}
+        trainer.adapter.frozen = {name: frozen_leaf(value) for name, value in frozen.items()}
+        self.update_on(trainer, 0)
+        for name, snapshot in trainer.adapter.frozen.items():
+            assert snapshot.grad is None, (
+                f"a gradient ({float(snapshot.grad):.4g}) reached the frozen {name}: run its "
+                "forward under torch.no_grad() (and detach what it returns)"
+            )
+            assert float(snapshot.detach()) == frozen[name], (
+                f"the update changed the frozen {name} from {frozen[name]} to {float(snapshot)}"
+            )
+        if self.REFERENCE_VALUE is None:
+            return
+        for reference, equal in ((0.0, True), (0.25, False)):
+            built = type(self).build_trainer(monkeypatch)
+            built.adapter.frozen["reference"] = torch.tensor(reference)
+            first = self.update_on(built, 0)[2][0]
+            assert (first == pytest.approx(self.REFERENCE_VALUE)) is equal, (
+                f"at policy {'==' if equal else '!='} reference (weight 0, reference "
+                f"{reference}) the objective should {'be' if equal else 'differ from'} its "
+                f"documented value {self.REFERENCE_VALUE:.6g}; it is {first:.6g}"
+                + ("" if equal else ": does it score the reference with the policy's weights?")
+            )
 
     # -- exact resume through the checkout's own checkpoint path
     @classmethod
@@ -684,7 +996,7 @@ class AlgorithmChecks:
         override(config.model_args, resume_type=None if resume is None else "state")
         override(config.log_args, save_freq=1, save_dir=str(save_dir), save_model_only=False)
         adapter = FakeAdapter([], cls.COMPONENTS)
-        return cls.Trainer(accelerator=FakeAccelerator(), config=config, adapter=adapter)
+        return cls.Trainer(accelerator=cpu_accelerator(), config=config, adapter=adapter)
 
     def run(self, trainer):
         """``start()`` for the configured number of cycles."""
@@ -719,20 +1031,25 @@ class AlgorithmChecks:
         if "adapter_reference" in straight.runtime_state.child_names:
             straight.adapter.frozen["reference"] = torch.tensor(0.25)  # a fresh adapter's is 0
         saved, save = {}, straight.save_checkpoint
+        names = algorithm_names(self.trainer_module()) - TRAINER_BOOKKEEPING
+        built = kept_state(straight, names)
 
         def save_and_record(save_directory, epoch=None):
             path = Path(save_directory) / f"checkpoint-{epoch}"
-            saved[epoch] = (path, self.resumable_state(straight))
+            saved[epoch] = (path, self.resumable_state(straight), kept_state(straight, names))
             return save(save_directory, epoch=epoch)
 
         straight.save_checkpoint = save_and_record
         self.run(straight)
-        path, at_save = saved[CYCLES - 1]
+        path, at_save, kept = saved[CYCLES - 1]
         resumed = self.resumable_trainer(monkeypatch, tmp_path / "resumed", resume_path=path)
+        _assert_kept_state_comes_back(kept, built, kept_state(resumed, names))
         _assert_same_state(self.resumable_state(resumed), at_save, "came back from the checkpoint")
         self.run(resumed)
         end = self.resumable_state(straight)
-        assert end["progress"].optimizer_step > at_save["progress"].optimizer_step
+        assert end["progress"].optimizer_step > at_save["progress"].optimizer_step, (
+            "the uninterrupted run took no step after the checkpoint: nothing to compare"
+        )
         _assert_same_state(self.resumable_state(resumed), end, "after the next steps")
 
     # -- distributed (two CPU processes)
@@ -777,9 +1094,17 @@ class AlgorithmChecks:
         averaged, so both ranks take the same step: the step of the mean gradient."""
         (weight0, grad0), (weight1, grad1) = (rank["ddp"] for rank in two_ranks)
         local = [self.one_step(rank, world_size=1) for rank in (0, 1)]
-        assert local[0][1] != pytest.approx(local[1][1])  # the ranks saw different data
-        assert weight0 == weight1 and grad0 == grad1
-        assert grad0 == pytest.approx((local[0][1] + local[1][1]) / 2)
+        # the ranks saw different data
+        assert local[0][1] != pytest.approx(local[1][1]), (
+            "the two ranks' data gave the same gradient: the check cannot tell them apart"
+        )
+        assert weight0 == weight1 and grad0 == grad1, (
+            f"the ranks ended apart: weights {weight0} / {weight1}, gradients {grad0} / {grad1}"
+        )
+        assert grad0 == pytest.approx((local[0][1] + local[1][1]) / 2), (
+            f"the data-parallel gradient {grad0} is not the mean of the ranks' own "
+            f"{local[0][1]}, {local[1][1]}"
+        )
 
     @pytest.mark.distributed
     def test_a_sharded_step_matches_the_single_process_step(self, two_ranks):
@@ -790,9 +1115,14 @@ class AlgorithmChecks:
             pytest.skip("this torch has no FSDP2 (torch.distributed.fsdp.fully_shard)")
         weights = [rank["fsdp"] for rank in two_ranks]
         local = [self.one_step(rank, world_size=1) for rank in (0, 1)]
-        assert local[0][1] != pytest.approx(local[1][1])  # the ranks saw different data
+        # the ranks saw different data
+        assert local[0][1] != pytest.approx(local[1][1]), (
+            "the two ranks' data gave the same gradient: the check cannot tell them apart"
+        )
         mean_step = -0.1 * (local[0][1] + local[1][1]) / 2  # from weight 0
-        assert weights[0] == weights[1] == pytest.approx(mean_step)
+        assert weights[0] == weights[1] == pytest.approx(mean_step), (
+            f"the sharded step gave weights {weights}, the single-process mean step {mean_step}"
+        )
 
 
 _TWO_RANKS: dict[type, list] = {}  # per test class: what its two worker processes saved
@@ -885,6 +1215,28 @@ def _media(values):
     return (DecodedMedia(type="image", path="x.json", payload=torch.tensor(values)),)
 
 
+def _payloads(media_rows):
+    """The clean values of a batch's media, one row per sample."""
+    return torch.stack([media[0].payload for media in media_rows]).float()
+
+
+def _expect_move(before, after, what):
+    assert abs(after - before) > MOVED, (
+        f"one update on {what} did not move the model (weight stayed {before:.6g}): the "
+        "objective has no gradient there"
+    )
+
+
+def sample_target(n):
+    """Sample ``n``'s clean target value (every element): 0, 0.2, ..., 0.8, then again."""
+    return 0.2 * (n % 5)
+
+
+def sample_shift(n):
+    """Sample ``n``'s condition (``prompt_embeds``): 0, 0.1, 0.2, then again."""
+    return 0.1 * (n % 3)
+
+
 def _fixed_offline_timesteps(args, *, batch_size, device, generator=None):
     """Every offline timestep at t = 0.5 (the real draw's shape: one row per timestep)."""
     return torch.full((int(args.num_train_timesteps), batch_size), 0.5)
@@ -895,8 +1247,11 @@ class DatasetChecks(AlgorithmChecks):
 
     HOOK = "optimize_batch"
     SUPERVISION: ClassVar[str] = "demonstration"  # or "preference"
+    # A record field (bool) that says whether a sample is desirable (True) or not: the
+    # direction of the objective on it. None: the supervision alone gives the direction.
+    DIRECTION: ClassVar[str | None] = None
     # The framework's timestep draws are random: this fixed one keeps the numbers exact.
-    MODULE_FAKES = {"sample_offline_timesteps": _fixed_offline_timesteps}
+    MODULE_FAKES: ClassVar[dict] = {"sample_offline_timesteps": _fixed_offline_timesteps}
 
     @classmethod
     def arguments(cls):
@@ -904,26 +1259,36 @@ class DatasetChecks(AlgorithmChecks):
         override(config.training_args, num_train_timesteps=2)
         return config
 
-    def batch(self, index):
-        target = _media([0.0, 0.0])
+    def metadata(self, index):
+        """The metadata JSON object of sample ``index`` (a record's declared fields)."""
+        return {}
+
+    def batch(self, index, rows=1):
+        """Offline batch ``index`` of ``rows`` samples. Sample ``n = index * rows + r`` has its own
+        target (``sample_target(n)``), condition (``prompt_embeds``: ``sample_shift(n)``) and
+        metadata, so no two neighbouring batches agree: an objective that keeps a target or a
+        condition from an earlier batch computes another loss. Preference batches reject the
+        target plus one."""
+        numbers = [index * rows + row for row in range(rows)]
+        targets = tuple(_media([sample_target(n)] * 2) for n in numbers)
         if self.SUPERVISION == "preference":
-            output = PreferenceOutputBatch(
-                chosen_media=(target,), rejected_media=(_media([1.0, 1.0]),)
-            )
+            rejected = tuple(_media([sample_target(n) + 1.0] * 2) for n in numbers)
+            output = PreferenceOutputBatch(chosen_media=targets, rejected_media=rejected)
         else:
-            output = DemonstrationOutputBatch(target_media=(target,))
+            output = DemonstrationOutputBatch(target_media=targets)
         return OfflineBatch(
-            condition={},
-            condition_ids=(f"c{index}",),
-            record_ids=(f"r{index}",),
-            sources=("toy",),
-            source_ids=torch.tensor([0]),
-            model_inputs=(
-                NormalizedModelInput(prompt="a red fox", negative_prompt=None, media=()),
+            condition={"prompt_embeds": torch.tensor([sample_shift(n) for n in numbers])},
+            condition_ids=tuple(f"c{n}" for n in numbers),
+            record_ids=tuple(f"r{n}" for n in numbers),
+            sources=("toy",) * rows,
+            source_ids=torch.zeros(rows, dtype=torch.long),
+            model_inputs=tuple(
+                NormalizedModelInput(prompt=f"a red fox, take {n}", negative_prompt=None, media=())
+                for n in numbers
             ),
             supervision_type=self.SUPERVISION,
             output=output,
-            metadata_json=("{}",),
+            metadata_json=tuple(json.dumps(self.metadata(n)) for n in numbers),
         )
 
     def loader(self, count=4):
@@ -940,25 +1305,40 @@ class DatasetChecks(AlgorithmChecks):
         explicit accumulation window of ``gradient_accumulation_steps`` microsteps closes."""
         trainer.dataloader = self.loader(count=4)
         trainer.start()
-        assert trainer.progress.data_epoch == CYCLES
-        assert trainer.windows == [WINDOW] * (CYCLES * 4 // WINDOW)
-        assert trainer.progress.optimizer_step == len(trainer.windows)
-        assert "sample" not in trainer.events and "seed" not in "".join(trainer.events)
+        assert trainer.progress.data_epoch == CYCLES, (
+            f"data_epoch is {trainer.progress.data_epoch} after {CYCLES} loader traversals"
+        )
+        assert trainer.windows == [WINDOW] * (CYCLES * 4 // WINDOW), (
+            f"optimizer steps closed windows of {trainer.windows} microsteps, expected "
+            f"{WINDOW} each"
+        )
+        assert trainer.progress.optimizer_step == len(trainer.windows), (
+            f"optimizer_step {trainer.progress.optimizer_step} after {len(trainer.windows)} steps"
+        )
+        assert "sample" not in trainer.events and "seed" not in "".join(trainer.events), (
+            f"a dataset run sampled or seeded rollouts: {trainer.events}"
+        )
 
     def test_no_partial_window_is_flushed(self, trainer):
         """Rule: a loader shorter than one window leaves its microsteps open (no partial flush)."""
         trainer.dataloader = self.loader(count=WINDOW - 1)
         trainer.training_args.max_epochs = 1
         trainer.start()
-        assert trainer.windows == [] and trainer.progress.optimizer_step == 0
-        assert len(trainer._loss_info["loss"]) == WINDOW - 1
+        assert trainer.windows == [] and trainer.progress.optimizer_step == 0, (
+            f"a partial window was flushed: steps over {trainer.windows} microsteps"
+        )
+        assert len(trainer._loss_info["loss"]) == WINDOW - 1, (
+            f"{len(trainer._loss_info['loss'])} microsteps recorded, expected {WINDOW - 1} open"
+        )
 
     def test_clean_exhaustion_advances_data_epoch_exactly_once(self, trainer):
         """Rule: ``data_epoch`` advances once per exhausted loader, never per batch."""
         trainer.dataloader = self.loader(count=4)
         trainer.training_args.max_epochs = 1
         trainer.start()
-        assert trainer.progress.data_epoch == 1
+        assert trainer.progress.data_epoch == 1, (
+            f"data_epoch is {trainer.progress.data_epoch} after one exhausted loader, expected 1"
+        )
 
     def test_failed_batch_propagates_and_does_not_advance_data_epoch(self, trainer):
         """Rule: a batch that raises ends the run; the incomplete epoch is not published."""
@@ -966,9 +1346,75 @@ class DatasetChecks(AlgorithmChecks):
         trainer.adapter.fail_on_call = 3
         with pytest.raises(RuntimeError, match="injected batch failure"):
             trainer.start()
-        assert trainer.progress.data_epoch == 0
-        assert trainer._acquisition_cycle_incomplete is True
-        assert trainer.windows == [WINDOW]
+        assert trainer.progress.data_epoch == 0, (
+            f"the failed epoch was published: data_epoch {trainer.progress.data_epoch}"
+        )
+        assert trainer._acquisition_cycle_incomplete is True, (
+            "the failed cycle is not marked incomplete"
+        )
+        assert trainer.windows == [WINDOW], (
+            f"optimizer steps over {trainer.windows} microsteps, expected one of {WINDOW}"
+        )
+
+    # -- the objective's direction
+    def update_on(self, trainer, index, label=None):
+        """One update through ``optimize_batch`` on batch ``index`` of the example's batch size
+        (``one_update``); with ``label``, every sample's ``DIRECTION`` field is set to it."""
+        rows, _ = example_geometry(self)
+        override(trainer.training_args, per_device_batch_size=rows)
+        batch = self.batch(index, rows)
+        if label is not None:
+            metadata = tuple(
+                json.dumps({**json.loads(text), self.DIRECTION: label})
+                for text in batch.metadata_json
+            )
+            batch = dataclasses.replace(batch, metadata_json=metadata)
+        return one_update(trainer, lambda: trainer.optimize_batch(batch))
+
+    def check_direction(self, trainer, monkeypatch):
+        """Dataset supervision, read from the fake model itself: the targets' error falls
+        (demonstrations); the chosen arm's error falls against the rejected arm's (preference
+        pairs); with a ``DIRECTION`` label, a desirable batch's error falls and an undesirable
+        one's rises. One batch of the example's ``per_device_batch_size``."""
+        rows, _ = example_geometry(self)
+        batch = self.batch(0, rows)
+        shift = batch.condition["prompt_embeds"]
+        if self.SUPERVISION == "preference":
+            chosen = _payloads(batch.output.chosen_media)
+            rejected = _payloads(batch.output.rejected_media)
+            before, after, _ = self.update_on(trainer, 0)
+            _expect_move(before, after, "the preference pairs")
+            lead = [  # how far the chosen arm is ahead of the rejected one
+                float((fake_errors(w, rejected, shift) - fake_errors(w, chosen, shift)).mean())
+                for w in (before, after)
+            ]
+            assert lead[1] > lead[0], (
+                "expected the chosen arm to gain on the rejected one (the rejected error minus "
+                f"the chosen error should grow); it went from {lead[0]:.6g} to {lead[1]:.6g} "
+                f"(weight {before:.4g} -> {after:.4g}): are the arms swapped or the sign flipped?"
+            )
+            return
+        targets = _payloads(batch.output.target_media)
+        for label in (True, False) if self.DIRECTION else (None,):
+            built = type(self).build_trainer(monkeypatch) if label is False else trainer
+            before, after, _ = self.update_on(built, 0, label)
+            what = {None: "the demonstrations", True: "desirable samples"}.get(
+                label, "undesirable samples"
+            )
+            _expect_move(before, after, what)
+            error = [float(fake_errors(w, targets, shift).mean()) for w in (before, after)]
+            went = f"it went from {error[0]:.6g} to {error[1]:.6g} (weight {before:.4g} -> "
+            went += f"{after:.4g})"
+            if label is False:
+                assert error[1] > error[0], (
+                    f"expected the error of undesirable samples ({self.DIRECTION}=False) to rise; "
+                    f"{went}: is the sign of the undesirable term flipped?"
+                )
+            else:
+                assert error[1] < error[0], (
+                    f"expected one update on {what} to lower their error; {went}: the objective "
+                    "climbs its loss (a flipped sign?)"
+                )
 
 
 # ------------------------------------------------------------------ generation acquisition
@@ -988,8 +1434,10 @@ class GenerationChecks(AlgorithmChecks):
             return ["s0", "s1"]
 
         def batches(samples, per_device_batch_size):
+            # Each cycle's rollouts differ (the cycle number shifts them), as real ones do.
+            later = 0.25 * built.cycle_index
             yield {
-                "latents": state_of(cls.COMPONENTS, [0.0, 0.0], [1.0, 1.0]).components,
+                "latents": state_of(cls.COMPONENTS, [later, 0.0], [1.0, 1.0 + later]).components,
                 "advantage": torch.tensor([1.0, -1.0]),
                 "old_log_prob": torch.zeros(2),
             }
@@ -1007,10 +1455,106 @@ class GenerationChecks(AlgorithmChecks):
         EMA; a no-feedback contract never runs the reward stage."""
         trainer.start()
         cycle = ["sample", *(["feedback"] if self.HAS_REWARD else []), "step"]
-        assert trainer.events == ["seed:7", *cycle, "ema:0", "seed:8", *cycle, "ema:1"]
-        assert trainer.progress.rollout_iteration == CYCLES
-        assert trainer.progress.optimizer_step == CYCLES
-        assert trainer.windows == [WINDOW] * CYCLES
+        assert trainer.events == ["seed:7", *cycle, "ema:0", "seed:8", *cycle, "ema:1"], (
+            f"the cycles ran {trainer.events}, expected seed, {cycle} and EMA per cycle"
+        )
+        assert trainer.progress.rollout_iteration == CYCLES, (
+            f"rollout_iteration is {trainer.progress.rollout_iteration} after {CYCLES} cycles"
+        )
+        assert trainer.progress.optimizer_step == CYCLES, (
+            f"optimizer_step is {trainer.progress.optimizer_step} after {CYCLES} cycles of one step"
+        )
+        assert trainer.windows == [WINDOW] * CYCLES, (
+            f"optimizer steps over {trainer.windows} microsteps, expected {WINDOW} per cycle"
+        )
+
+    # -- the objective's direction
+    def direction_samples(self, index, trainer):
+        """One group of the example's ``group_size`` samples (an even number, at least two),
+        alternating a better sample (x0 = 0, advantage +1) and a worse one (x0 = sqrt 2,
+        advantage -1). At weight 0 their flow-matching errors pull the weight equally hard in
+        opposite ways: an update that weighs them alike does not move it. ``index`` (another
+        cycle's rollouts) shifts every value. A trainer whose roles a coordinator steps takes
+        one optimizer step per phase here: it gets one micro-batch of them."""
+        size, group = example_geometry(self)
+        kinds = ((0.0, 1.0), (math.sqrt(2.0), -1.0))
+        count = max(2, group + group % 2)
+        if getattr(trainer, "role_optimization", None) is not None:
+            count = min(count, size)
+        return [
+            {"clean": kinds[n % 2][0] + 0.3 * index, "advantage": kinds[n % 2][1]}
+            for n in range(count)
+        ]
+
+    def update_on(self, trainer, index):
+        """One update through ``optimize`` on ``direction_samples(index)``, in micro-batches of
+        the example's ``per_device_batch_size`` (``one_update``); every sample its own
+        log-prob slope."""
+        size, _ = example_geometry(self)
+        override(trainer.training_args, per_device_batch_size=size)
+        trainer.adapter.per_sample_log_prob = True
+        samples = self.direction_samples(index, trainer)
+        components = self.COMPONENTS
+        trainer._iter_prefetched_batches = lambda ordered, per_device_batch_size: _stacked(
+            ordered, per_device_batch_size, components
+        )
+        return one_update(trainer, lambda: trainer.optimize(samples))
+
+    def check_direction(self, trainer, monkeypatch):
+        """Rollouts, read from the fake model itself. With a reward, the higher-advantage
+        samples gain likelihood over the lower ones (coupled: the SDE log-prob; decoupled: minus
+        the flow-matching error), in the example's own micro-batch and group sizes, so a
+        geometry that cancels the advantages fails too. Without one (distillation), the
+        student's velocity moves toward the frozen teacher's."""
+        trainer.adapter.frozen["teacher"] = torch.tensor(TEACHER_WEIGHT)
+        samples = self.direction_samples(0, trainer)
+        clean = torch.tensor([[sample["clean"]] * 2 for sample in samples])
+        before, after, _ = self.update_on(trainer, 0)
+        if not self.HAS_REWARD:
+            _expect_move(before, after, "the rollouts")
+            gap = [
+                float(fake_errors(w, clean, reference=TEACHER_WEIGHT).mean())
+                for w in (before, after)
+            ]
+            assert gap[1] < gap[0], (
+                "expected the student to move toward the teacher; its velocity gap to the "
+                f"teacher went from {gap[0]:.6g} to {gap[1]:.6g} (weight {before:.4g} -> "
+                f"{after:.4g}, teacher {TEACHER_WEIGHT}): is the objective's sign flipped?"
+            )
+            return
+        size, group = example_geometry(self)
+        geometry = f"the example's per_device_batch_size={size}, group_size={group}"
+        assert abs(after - before) > MOVED, (
+            "the advantages had no effect: one update on a group of better and worse samples did "
+            f"not move the model (weight stayed {before:.6g}) with {geometry}. Samples the "
+            "update weighs alike cancel here: are the advantage weights normalised within a "
+            "micro-batch of one sample?"
+        )
+        advantages = torch.tensor([sample["advantage"] for sample in samples])
+        if self.PARADIGM == "coupled":
+            gains, kind = (after - before) * (1.0 + clean.mean(dim=1)), "log-prob"
+        else:
+            gains = fake_errors(before, clean) - fake_errors(after, clean)
+            kind = "likelihood (minus the flow-matching error)"
+        better, worse = (float(gains[advantages > 0].mean()), float(gains[advantages < 0].mean()))
+        assert float((advantages * gains).sum()) > 0, (
+            f"expected the higher-advantage samples to gain {kind} over the lower ones; they "
+            f"gained {better:+.3g} against {worse:+.3g} (weight {before:.4g} -> {after:.4g}, "
+            f"{geometry}): is the advantage's or the objective's sign flipped?"
+        )
+
+
+def _stacked(samples, size, components):
+    """The direction samples in stacked batches of ``size``, as ``_iter_prefetched_batches``
+    yields them: latents per component, advantages, and the rollout log-prob (the fake's at
+    weight 0)."""
+    for start in range(0, len(samples), size):
+        chunk = samples[start : start + size]
+        yield {
+            "latents": state_of(components, *[[s["clean"]] * 2 for s in chunk]).components,
+            "advantage": torch.tensor([s["advantage"] for s in chunk]),
+            "old_log_prob": torch.zeros(len(chunk)),
+        }
 
 
 # ------------------------------------------------------------------ structured state
@@ -1027,7 +1571,9 @@ class StructuredChecks:
         order (the framework's own state checks demand it): a missing or an unexpected component
         is refused, by name."""
         state = two_components([0.0, 0.0], [0.0, 0.0, 0.0])
-        assert trainer._validate_structured_state(state, "two components") is state
+        assert trainer._validate_structured_state(state, "two components") is state, (
+            "a valid structured state does not come back unchanged from its validation"
+        )
         latent_only = LatentState({"latent": state.components["latent"]})
         with pytest.raises(ValueError, match=r"missing: \['audio'\]"):
             trainer._validate_structured_state(latent_only, "latent only")
@@ -1046,7 +1592,9 @@ class StructuredChecks:
             trainer.dataloader = self.loader(count=WINDOW)
         with pytest.raises(ValueError, match=r"unexpected: \['audio'\]"):
             trainer.start()
-        assert not trainer._loss_info and trainer.windows == []
+        assert not trainer._loss_info and trainer.windows == [], (
+            "a loss was computed before the undeclared component was refused"
+        )
 
 
 # ------------------------------------------------------------------ model neutrality
@@ -1073,7 +1621,10 @@ class ModelNeutralChecks:
                 results.append((float(loss.detach()), grad_of(loss, built)))
         finally:
             patch.undo()
-        assert results[0] == pytest.approx(results[1])
+        assert results[0] == pytest.approx(results[1]), (
+            f"(loss, gradient) {results[0]} with components {self.COMPONENTS}, "
+            f"{results[1]} with {self.OTHER_COMPONENTS}"
+        )
 
 
 # ------------------------------------------------------------------ record type
@@ -1083,11 +1634,20 @@ class RecordChecks:
     """A structured record type read from demonstration batches (``RECORD`` is the class)."""
 
     RECORD: ClassVar[type]
+    # A value of each field the record declares (read from a row's metadata): every fake row
+    # carries them; the direction field (``DIRECTION``) alternates between True and False.
+    RECORD_FIELDS: ClassVar[dict] = {}
 
-    def test_record_type_reads_a_demonstration_batch_and_is_frozen(self):
-        """Rule: the record type reads demonstration batches only and is immutable."""
-        target = DecodedMedia(type="image", path="assets/x.json", payload=torch.zeros(8))
-        batch = OfflineBatch(
+    def metadata(self, index):
+        fields = dict(self.RECORD_FIELDS)
+        if getattr(self, "DIRECTION", None):
+            fields[self.DIRECTION] = index % 2 == 0
+        return {**super().metadata(index), **fields}
+
+    def record_batch(self, metadata, target=None):
+        """A one-row demonstration batch whose row has ``metadata``."""
+        target = target or DecodedMedia(type="image", path="assets/x.json", payload=torch.zeros(8))
+        return OfflineBatch(
             condition={},
             condition_ids=("c0",),
             record_ids=("r0",),
@@ -1098,17 +1658,40 @@ class RecordChecks:
             ),
             supervision_type="demonstration",
             output=DemonstrationOutputBatch(target_media=((target,),)),
-            metadata_json=('{"index":0}',),
+            metadata_json=(json.dumps(metadata),),
         )
+
+    def record(self, index, metadata):
+        """The typed record of a one-row batch whose row has ``metadata``."""
+        (record,) = self.RECORD.from_batch(self.record_batch(metadata))
+        return record
+
+    def test_record_type_reads_a_demonstration_batch_and_is_frozen(self):
+        """Rule: the record type reads demonstration batches only and is immutable."""
+        target = DecodedMedia(type="image", path="assets/x.json", payload=torch.zeros(8))
+        metadata = {"index": 0, **self.RECORD_FIELDS}
+        batch = self.record_batch(metadata, target)
         (record,) = self.RECORD.from_batch(batch)
-        assert (record.record_id, record.source, record.prompt) == ("r0", "toy", "a red fox")
-        assert record.target_media[0] is target and dict(record.metadata) == {"index": 0}
+        assert (record.record_id, record.source, record.prompt) == ("r0", "toy", "a red fox"), (
+            "the record did not read its id, source and prompt from the batch"
+        )
+        assert record.target_media[0] is target and dict(record.metadata) == metadata, (
+            "the record did not keep the batch's target media and metadata"
+        )
+        for name, value in self.RECORD_FIELDS.items():
+            assert getattr(record, name) == value, f"field {name} was not read from the metadata"
         with pytest.raises(dataclasses.FrozenInstanceError):
             record.prompt = "changed"
         with pytest.raises(TypeError):
             record.metadata["index"] = 1
         with pytest.raises(ValueError, match="target media"):
-            self.RECORD(record_id="r1", source="toy", prompt="a red fox", target_media=())
+            self.RECORD(
+                record_id="r1",
+                source="toy",
+                prompt="a red fox",
+                target_media=(),
+                **self.RECORD_FIELDS,
+            )
         preference = dataclasses.replace(
             batch,
             supervision_type="preference",
@@ -1148,7 +1731,12 @@ class TeacherChecks:
         trainer.adapter.add_named_parameters = add_named_parameters
         trainer.adapter.target_module_map = {"transformer": ["to_q"]}
         trainer._register_named_parameter_runtime_child = children.append
-        override(trainer.training_args, teacher_path="teacher-weights", teacher_param_device="cpu")
+        args = trainer.training_args
+        if hasattr(args, "teachers"):  # DiffusionOPD's schema: a list of teacher entries
+            teachers = [dataclasses.replace(args.teachers[0], path="teacher-weights")]
+            override(args, teachers=teachers, teacher_param_device="cpu")
+        else:
+            override(args, teacher_path="teacher-weights", teacher_param_device="cpu")
         for resume_path, resume_type in ((None, None), ("checkpoint-1", "state")):
             override(
                 trainer.model_args,
@@ -1157,9 +1745,15 @@ class TeacherChecks:
                 finetune_type="lora",
             )
             trainer._initialize_snapshots()
-        assert loaded == ["teacher-weights"]
-        assert placeholders == [teacher]
-        assert children == [teacher, teacher]
+        assert loaded == ["teacher-weights"], (
+            f"teachers loaded: {loaded}; a fresh run loads one, an exact resume none"
+        )
+        assert placeholders == [teacher], (
+            f"placeholders created: {placeholders}, expected [{teacher!r}] on the resume"
+        )
+        assert children == [teacher, teacher], (
+            f"runtime children registered: {children}, expected {teacher!r} on both runs"
+        )
 
 
 # ------------------------------------------------------------------ roles (multi-role)
@@ -1197,27 +1791,43 @@ class RoleChecks:
     def test_roles_plan_and_optimizers_agree(self):
         """Rule: roles, the role update plan and the ``optimizers:`` entries agree."""
         args = self.example_args()
-        assert args.required_trainable_roles == self.ROLES
-        assert tuple(phase.role_name for phase in args.role_update_plan().phases) == self.ROLES
-        assert tuple(entry["name"] for entry in self.example()["optimizers"]) == self.ROLES
+        assert args.required_trainable_roles == self.ROLES, (
+            f"required roles {args.required_trainable_roles}, expected {self.ROLES}"
+        )
+        assert tuple(phase.role_name for phase in args.role_update_plan().phases) == self.ROLES, (
+            "the role update plan does not name the roles in order"
+        )
+        assert tuple(entry["name"] for entry in self.example()["optimizers"]) == self.ROLES, (
+            "the example's optimizers: entries do not name the roles in order"
+        )
 
     def test_role_plan_names_every_role_on_its_cadence(self):
         """Rule: the role plan names each required role, in order, with its cadence."""
         args = self.example_args()
         plan = args.role_update_plan()
         role_optimization = importlib.import_module("flow_factory.trainers.role_optimization")
-        assert isinstance(plan, role_optimization.RoleUpdatePlan)
-        assert [(p.role_name, p.repeats) for p in plan.phases] == list(self.CADENCE.items())
-        assert args.required_trainable_roles == self.ROLES
+        assert isinstance(plan, role_optimization.RoleUpdatePlan), (
+            f"role_update_plan() gave a {type(plan).__name__}"
+        )
+        assert [(p.role_name, p.repeats) for p in plan.phases] == list(self.CADENCE.items()), (
+            f"plan {[(p.role_name, p.repeats) for p in plan.phases]}, cadence {self.CADENCE}"
+        )
+        assert args.required_trainable_roles == self.ROLES, (
+            f"required roles {args.required_trainable_roles}, expected {self.ROLES}"
+        )
 
     def test_every_role_has_a_default_optimizer_and_an_example_entry(self):
         """Rule: each role has a default optimizer (used when the config names none) and one
         example ``optimizers:`` entry with ``max_grad_norm`` and an ``optimizer`` kind."""
         module = importlib.import_module(self.Args.__module__)
         defaults = getattr(module, f"{self.KEY.replace('-', '_').upper()}_DEFAULT_OPTIMIZERS")
-        assert tuple(entry.name for entry in defaults) == self.ROLES
+        assert tuple(entry.name for entry in defaults) == self.ROLES, (
+            f"default optimizers for {tuple(e.name for e in defaults)}, expected {self.ROLES}"
+        )
         for entry in self.example()["optimizers"]:
-            assert entry["optimizer"] in ("adamw", "muon") and entry["max_grad_norm"] > 0
+            assert entry["optimizer"] in ("adamw", "muon") and entry["max_grad_norm"] > 0, (
+                f"optimizer entry {entry['name']!r} needs an optimizer kind and max_grad_norm > 0"
+            )
 
     def test_a_role_missing_from_a_configured_list_is_refused_naming_it(self, trainer):
         """Rule: a config that names some roles must name each; the algorithm's defaults apply
@@ -1229,21 +1839,29 @@ class RoleChecks:
             trainer._optimizer_args_for_role(self.ROLES[1])
         default = dataclasses.replace(first, name="default")
         trainer.config = SimpleNamespace(optimizer_args=_Entries([default]))
-        assert trainer._optimizer_args_for_role(self.ROLES[1]).name == self.ROLES[1]
+        assert trainer._optimizer_args_for_role(self.ROLES[1]).name == self.ROLES[1], (
+            "a config naming only a default entry does not give each role its own"
+        )
 
     def test_roles_need_no_algorithm_runtime_child(self):
         """Rule: the framework's multirole child covers the roles; the algorithm declares only
         its own snapshots."""
-        assert not set(self.ROLES) & set(self.Trainer.runtime_child_names)
+        assert not set(self.ROLES) & set(self.Trainer.runtime_child_names), (
+            "a role is declared as an algorithm runtime child"
+        )
 
 
 class _RoleCoordinator:
     """Stands in for ``RoleOptimizationCoordinator``: each phase takes one plain SGD step of the
-    active role's own weight (and refuses a phase that steps a different number of times)."""
+    active role's own weight (and refuses a phase that steps a different number of times).
+    Fake because the role checks count which role stepped, in which order and over how many
+    microbatches, and compute the weights a plain SGD step gives; the checkout's coordinator
+    (AdamW over clipped gradients) keeps no such record. Its roles carry only ``step``, a member
+    the interface gives every ``OptimizationRole``."""
 
     def __init__(self, trainer, weights, primary):
         self.trainer, self.weights, self.primary = trainer, weights, primary
-        self.roles = {role: SimpleNamespace(step=0, last_grad_norm=None) for role in weights}
+        self.roles = {role: SimpleNamespace(step=0) for role in weights}
         self.stepped = []  # the role of every optimizer step, in order
         self._active, self._steps, self._microbatches = None, 0, 0
 
@@ -1284,7 +1902,6 @@ class _RoleCoordinator:
         others = [r for r, w in self.weights.items() if r != self._active and w.grad is not None]
         assert not others, f"inactive roles {others} received gradients"
         weight = self.weights[self._active]
-        self.roles[self._active].last_grad_norm = float(weight.grad.abs())
         with torch.no_grad():
             weight -= 0.1 * weight.grad
         weight.grad = None
@@ -1345,19 +1962,29 @@ class GeneratorCriticChecks(RoleChecks):
                 trainer._train_role(phase.role_name, trainer._role_work_items(["s0", "s1"]))
                 after = self.weights(trainer)
                 changed = {role for role in self.ROLES if after[role] != ahead[role]}
-                assert changed == {phase.role_name}
+                assert changed == {phase.role_name}, (
+                    f"the {phase.role_name} phase changed {changed}"
+                )
         assert trainer.role_optimization.stepped == [
             phase.role_name for phase in phases for _ in range(phase.repeats)
-        ]
+        ], "the roles stepped out of plan order"
         steps = {role: trainer.role_optimization.roles[role].step for role in self.ROLES}
-        assert steps == self.CADENCE
-        assert trainer.step == self.CADENCE[generator]  # only the primary role's steps count
-        assert self.weights(trainer) != before
+        assert steps == self.CADENCE, f"role steps {steps}, cadence {self.CADENCE}"
+        # only the primary role's steps count
+        assert trainer.step == self.CADENCE[generator], (
+            f"train.step is {trainer.step}, expected the generator's {self.CADENCE[generator]}"
+        )
+        assert self.weights(trainer) != before, "no role weight changed over a training step"
 
     def test_optimize_runs_the_role_plan(self, trainer):
         """Rule: ``optimize`` runs the arguments' role plan: each role on its cadence."""
         trainer.adapter.frozen["teacher"] = torch.tensor(1.0)
         trainer.optimize(["s0", "s1"])
         counts = {role: trainer.role_optimization.stepped.count(role) for role in self.ROLES}
-        assert counts == self.CADENCE
-        assert trainer.windows == [WINDOW]  # one generator step over the whole rollout
+        assert counts == self.CADENCE, (
+            f"optimize stepped the roles {counts} times, cadence {self.CADENCE}"
+        )
+        # one generator step over the whole rollout
+        assert trainer.windows == [WINDOW], (
+            f"optimizer steps over {trainer.windows} microsteps, expected one of {WINDOW}"
+        )

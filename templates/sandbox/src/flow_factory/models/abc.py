@@ -244,11 +244,14 @@ class BaseAdapter(ABC):
         self._sandbox_require_order(state, order, "forward_state state")
         _require_times_order(times, order, "forward_state", ("timestep", "next_timestep"))
         velocity = self.forward(state, times, batch)
-        if not compute_log_prob:
+        # Transition statistics come with a log-probability, or when asked for by name.
+        statistics = {"next_state_mean", "std_dev_t", "dt"} & set(return_fields)
+        if not compute_log_prob and not statistics:
             return MultiModalStepOutput(velocity=velocity)
-        if next_state is None:
+        if compute_log_prob and next_state is None:
             raise ValueError("compute_log_prob=True needs next_state")
-        self._sandbox_require_order(next_state, order, "forward_state next_state")
+        if compute_log_prob:
+            self._sandbox_require_order(next_state, order, "forward_state next_state")
         level = float(self._scheduler.noise_level if noise_level is None else noise_level)
         mean, std, dt, log_probs = {}, {}, {}, {}
         for name, x in state.components.items():
@@ -257,7 +260,17 @@ class BaseAdapter(ABC):
             mean[name] = x + _expand(step, x) * velocity.components[name]
             scale = (level * step.abs().clamp_min(1e-8).sqrt()).clamp_min(1e-6)
             std[name], dt[name] = _expand(scale, x), _expand(step, x)
-            log_probs[name] = _gaussian_log_prob(next_state.components[name], mean[name], std[name])
+            if compute_log_prob:
+                log_probs[name] = _gaussian_log_prob(
+                    next_state.components[name], mean[name], std[name]
+                )
+        if not compute_log_prob:
+            return MultiModalStepOutput(
+                next_state_mean=LatentState(mean, active_masks=state.active_masks),
+                std_dev_t=std,
+                dt=dt,
+                velocity=velocity,
+            )
         return MultiModalStepOutput(
             next_state_mean=LatentState(mean, active_masks=state.active_masks),
             std_dev_t=std,

@@ -95,11 +95,14 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self._registered_snapshots: set[str] = set()
         self._acquisition_cycle_incomplete = False
         self._reset_cycle_record()
+        # The precision is the accelerator's, as the real trainer reads it (``enabled`` is the
+        # sandbox's own: its CPU toy runs without autocast unless a precision is asked for).
+        precision = self.accelerator.mixed_precision
         self.autocast = partial(
             torch.autocast,
             device_type=self.accelerator.device.type,
-            dtype=torch.float16 if config.mixed_precision == "fp16" else torch.bfloat16,
-            enabled=config.mixed_precision in ("fp16", "bf16"),
+            dtype=torch.float16 if precision == "fp16" else torch.bfloat16,
+            enabled=precision in ("fp16", "bf16"),
         )
         self._initialization()
         self._initialize_snapshots()
@@ -794,6 +797,7 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             )
             self.accelerator.wait_for_everyone()
             return Path(save_directory)
+        self._preflight_exact_checkpoint()
         missing = list(self.runtime_state.pending_child_names)
         unregistered = [
             n for n in self.adapter.list_named_parameters() if n not in self._registered_snapshots
@@ -805,9 +809,22 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             )
         name = "checkpoint" if epoch is None else f"checkpoint-{epoch}"
         path = Path(save_directory) / name
+        # One writer per filesystem, as the real trainer elects its publisher: the main process,
+        # or each node's main one where every node saves to its own disk.
+        save_on_each_node = self.accelerator.project_configuration.save_on_each_node
+        writes = self.accelerator.is_main_process or (
+            save_on_each_node and self.accelerator.is_local_main_process
+        )
+        self.accelerator.wait_for_everyone()
+        if not writes:
+            self.accelerator.wait_for_everyone()
+            return path
         path.mkdir(parents=True, exist_ok=True)
         torch.save(self._model_state_dict(), path / "model.pt")
         state = {
+            # What the resume checks against the resuming run, as the real manifest does.
+            "process_index": self.accelerator.process_index,
+            "device_type": self.accelerator.device.type,
             "optimizer": self.optimizer.state_dict(),
             "progress": asdict(self.progress),
             "children": {n: c.state_dict() for n, c in self.runtime_state._children.items()},
@@ -816,7 +833,25 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
             "prompt_cursor": self._prompt_cursor(),
         }
         torch.save(state, path / "trainer_state.pt")
+        self.accelerator.wait_for_everyone()
         return path
+
+    def _preflight_exact_checkpoint(self) -> None:
+        """What the real trainer refuses before an exact checkpoint: an MPS device (Accelerate
+        does not save its RNG) and, under FSDP, auxiliary snapshots it cannot gather."""
+        if self.accelerator.device.type == "mps":
+            raise RuntimeError(
+                "exact state checkpoints are unsupported on MPS; set log.save_model_only=true"
+            )
+        # ``accelerate.utils.DistributedType`` is a str enum: compared by value, unimported.
+        if getattr(self.accelerator, "distributed_type", None) != "FSDP":
+            return
+        unsafe = [n for n in self.runtime_state.child_names if n != MULTIROLE_RUNTIME_CHILD_NAME]
+        if unsafe:
+            raise RuntimeError(
+                "exact state checkpoints under FSDP cannot gather the auxiliary snapshots "
+                f"{unsafe}; save model weights only (log.save_model_only=true)"
+            )
 
     def _model_state_dict(self) -> dict[str, torch.Tensor]:
         """Trainable weights of every role (the prepared bundle holds them all)."""
@@ -860,6 +895,12 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         folder = Path(path)
         self._load_model_state_dict(torch.load(folder / "model.pt"))
         state = torch.load(folder / "trainer_state.pt", weights_only=False)
+        saved = (state.get("process_index"), state.get("device_type"))
+        running = (self.accelerator.process_index, self.accelerator.device.type)
+        if saved != running:
+            raise ValueError(
+                f"checkpoint {path!r} was saved by process/device {saved}, this run is {running}"
+            )
         self.optimizer.load_state_dict(state["optimizer"])
         self.progress = TrainingProgress(**state["progress"])
         for name, child_state in state["children"].items():

@@ -301,7 +301,9 @@ class MyDMDTrainer(BaseTrainer):
         means = {
             f"train/{name}": torch.stack(values).float().mean() for name, values in metrics.items()
         }
-        grad_norm = self.role_optimization.roles[role_name].last_grad_norm
+        # Not every version's OptimizationRole records its last clipped norm: log it only
+        # where the coordinator has it.
+        grad_norm = getattr(self.role_optimization.roles[role_name], "last_grad_norm", None)
         if grad_norm is not None:
             means[f"train/{role_name}_grad_norm"] = torch.tensor(float(grad_norm))
         if role_name == GENERATOR_ROLE:

@@ -158,26 +158,43 @@ class MyDPOTrainer(BaseTrainer):
                 noise=chosen_noised.noise,
             )
             validate_preference_component_times(chosen_times, rejected_times)
-            # w: the preferred ("winning") arm, l: the rejected one, as the metric names say.
-            errors: dict[str, torch.Tensor] = {}
             arms = (
-                ("w", "chosen", chosen[0], chosen_times, chosen_noised),
-                ("l", "rejected", rejected[0], rejected_times, rejected_noised),
+                ("chosen", chosen[0], chosen_times, chosen_noised),
+                ("rejected", rejected[0], rejected_times, rejected_noised),
             )
-            for letter, arm, model_batch, times, noised in arms:
-                errors[f"theta_{letter}_err"] = self._arm_error(
-                    model_batch,
-                    times,
-                    noised,
-                    f"my-dpo policy ({arm})",
-                )
-                with torch.no_grad(), adapter.use_ref_parameters():
-                    errors[f"ref_{letter}_err"] = self._arm_error(
+            # Both arms' policy forwards, then both reference forwards inside one switch of
+            # weights: switching into the reference costs as much as a forward on small models.
+            with self.autocast():
+                policy = [
+                    self._arm_velocity(
+                        model_batch,
+                        times,
+                        noised,
+                        f"my-dpo policy ({arm})",
+                    )
+                    for arm, model_batch, times, noised in arms
+                ]
+            with torch.no_grad(), adapter.use_ref_parameters(), self.autocast():
+                reference = [
+                    self._arm_velocity(
                         model_batch,
                         times,
                         noised,
                         f"my-dpo reference ({arm})",
                     )
+                    for arm, model_batch, times, noised in arms
+                ]
+            # w: the preferred ("winning") arm, l: the rejected one, as the metric names say.
+            errors: dict[str, torch.Tensor] = {}
+            for letter, (_, _, _, noised), velocity, reference_velocity in zip(
+                "wl", arms, policy, reference, strict=True
+            ):
+                errors[f"theta_{letter}_err"] = flow_matching_per_sample_loss(
+                    adapter, velocity, noised
+                )
+                errors[f"ref_{letter}_err"] = flow_matching_per_sample_loss(
+                    adapter, reference_velocity, noised
+                )
             loss, metrics = dpo_objective(
                 errors["theta_w_err"],
                 errors["theta_l_err"],
@@ -191,21 +208,18 @@ class MyDPOTrainer(BaseTrainer):
         averaged = {name: torch.stack(values).mean() for name, values in rows.items()}
         return torch.stack(losses).mean(), averaged
 
-    def _arm_error(
+    def _arm_velocity(
         self, model_batch: dict[str, Any], times: Any, noised: Any, source: str
-    ) -> torch.Tensor:
-        """Per-sample flow-matching error of one arm under the current weights scope."""
-        adapter = self.adapter
-        with self.autocast():
-            velocity = forward_velocity_state(
-                self,
-                model_batch,
-                noised.state,
-                times,
-                source=source,
-                **adapter.offline_training_forward_overrides,
-            )
-        return flow_matching_per_sample_loss(adapter, velocity, noised)
+    ) -> LatentState:
+        """Velocity of one arm at its noised state, under the caller's weights scope."""
+        return forward_velocity_state(
+            self,
+            model_batch,
+            noised.state,
+            times,
+            source=source,
+            **self.adapter.offline_training_forward_overrides,
+        )
 
     # --- objective: end -------------------------------------------------------------------------
 

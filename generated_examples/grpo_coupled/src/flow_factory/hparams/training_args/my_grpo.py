@@ -53,7 +53,10 @@ class MyGRPOTrainingArguments(TrainingArguments):
     )
     adv_clip_range: tuple[float, float] = field(
         default=(-5.0, 5.0),
-        metadata={"help": "Closed (low, high) interval advantages are clipped to; low < high."},
+        metadata={
+            "help": "Closed (low, high) interval advantages are clipped to, low < high; one "
+            "number v means (-|v|, |v|)."
+        },
     )
     kl_beta: float = field(
         default=0.0,
@@ -62,9 +65,12 @@ class MyGRPOTrainingArguments(TrainingArguments):
             "reference (>= 0)."
         },
     )
-    clip_range: float = field(
-        default=0.2,
-        metadata={"help": "PPO clip half-width for the likelihood ratio, in (0, 1)."},
+    clip_range: tuple[float, float] = field(
+        default=(-0.2, 0.2),
+        metadata={
+            "help": "Likelihood-ratio clip offsets (low, high): the ratio is clipped to "
+            "[1 + low, 1 + high]; a single number v means (-|v|, |v|). -1 <= low < high."
+        },
     )
 
     def __post_init__(self) -> None:
@@ -82,16 +88,20 @@ class MyGRPOTrainingArguments(TrainingArguments):
             )
         if not isinstance(self.global_std, bool):
             raise TypeError(f"train.global_std must be a bool, received {self.global_std!r}")
-        low, high = _float_pair(self.adv_clip_range, "train.adv_clip_range")
+        low, high = _range_pair(self.adv_clip_range, "train.adv_clip_range")
         if not low < high:
             raise ValueError(
                 f"train.adv_clip_range must satisfy low < high, received {self.adv_clip_range!r}"
             )
         self.adv_clip_range = (low, high)
         self.kl_beta = _finite_float(self.kl_beta, "train.kl_beta", minimum=0.0)
-        self.clip_range = _finite_float(self.clip_range, "train.clip_range", minimum=0.0)
-        if not 0.0 < self.clip_range < 1.0:
-            raise ValueError(f"train.clip_range must be in (0, 1), received {self.clip_range!r}")
+        # The built-in's form: a (low, high) pair of offsets, or one number for a symmetric one.
+        low, high = _range_pair(self.clip_range, "train.clip_range")
+        if not -1.0 <= low < high:
+            raise ValueError(
+                f"train.clip_range must satisfy -1 <= low < high, received {self.clip_range!r}"
+            )
+        self.clip_range = (low, high)
 
     def get_num_train_timesteps(self, args: Any) -> int:
         """Return the optimisation microsteps per batch: one per replayed SDE step.
@@ -118,3 +128,12 @@ def _float_pair(value: object, name: str) -> tuple[float, float]:
         raise ValueError(f"{name} must be a (low, high) pair of floats, received {value!r}")
     low, high = (_finite_float(item, name, minimum=-math.inf) for item in value)
     return low, high
+
+
+def _range_pair(value: object, name: str) -> tuple[float, float]:
+    """A clip range as the built-ins read it: a (low, high) pair, or one number v meaning
+    (-|v|, |v|)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        half_width = abs(_finite_float(value, name, minimum=-math.inf))
+        return -half_width, half_width
+    return _float_pair(value, name)

@@ -113,7 +113,7 @@ class MyGRPOTrainer(BaseTrainer):
     def _objective_loss(
         self, batch: dict[str, Any], step: ReplayStep, advantages: torch.Tensor
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """Clipped surrogate ``max(-A r, -A clip(r, 1 - eps, 1 + eps))`` plus optional KL.
+        """Clipped surrogate ``max(-A r, -A clip(r, 1 + low, 1 + high))`` plus optional KL.
 
         Args:
             batch: Stacked sample batch on the training device.
@@ -128,13 +128,16 @@ class MyGRPOTrainer(BaseTrainer):
             output = self._replay_forward(batch, step)
         log_prob = output.log_prob.float()
         ratio = torch.exp(log_prob - step.log_prob.float().to(log_prob.device))
-        clipped_ratio = torch.clamp(ratio, 1.0 - args.clip_range, 1.0 + args.clip_range)
+        low, high = args.clip_range
+        clipped_ratio = torch.clamp(ratio, 1.0 + low, 1.0 + high)
         advantages = advantages.to(ratio.device)
         policy_loss = torch.maximum(-advantages * ratio, -advantages * clipped_ratio).mean()
         metrics = {
             "policy_loss": policy_loss.detach(),
             "ratio": ratio.detach().mean(),
-            "clip_fraction": ((ratio.detach() - 1.0).abs() > args.clip_range).float().mean(),
+            "clip_fraction": ((ratio.detach() < 1.0 + low) | (ratio.detach() > 1.0 + high))
+            .float()
+            .mean(),
         }
         loss = policy_loss
         if args.kl_beta > 0.0:

@@ -114,7 +114,10 @@ class MySFTTrainer(BaseTrainer):
 
     # --- objective: edit here -------------------------------------------------------------------
     def _objective_loss(
-        self, model_batch: dict[str, Any], clean_state: LatentState, timesteps: torch.Tensor
+        self,
+        model_batch: dict[str, Any],
+        clean_state: LatentState,
+        timesteps: torch.Tensor,
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Supervised flow matching: regress ``noise - x0`` at every drawn timestep.
 

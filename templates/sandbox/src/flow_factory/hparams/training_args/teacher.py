@@ -23,12 +23,13 @@ from ..abc import ArgABC
 
 @dataclass
 class TeacherConfig(ArgABC):
-    """One teacher: ``path`` (sandbox: ``"toy:seed=<n>"``), snapshot ``name``, datasets, CFG."""
+    """One teacher: ``path`` (sandbox: ``"toy:seed=<n>"``), snapshot ``name`` (None: the
+    algorithm names it), the datasets it is distilled on, its CFG scale (None: the student's)."""
 
     path: str = "toy:seed=1"
-    name: str = "teacher"
+    name: str | None = None
     applicable_datasets: list[str] = field(default_factory=list)
-    guidance_scale: float = 1.0
+    guidance_scale: float | None = None
 
 
 __all__ = ["TeacherConfig"]

@@ -92,23 +92,33 @@ class OfflineDPOTrainer(BaseTrainer):
                     noise=c_noised.noise,
                 )
                 validate_preference_component_times(c_times, r_times)
-                arms = (("w", "chosen", chosen_batch, c_times, c_noised),
-                        ("l", "rejected", rejected_batch, r_times, r_noised))
-                errors: dict[str, torch.Tensor] = {}
-                for letter, arm, arm_batch, times, noised in arms:
-                    with self.autocast():
-                        velocity = forward_velocity_state(
+                arms = (("chosen", chosen_batch, c_times, c_noised),
+                        ("rejected", rejected_batch, r_times, r_noised))
+                # Both arms' policy forwards, then both reference forwards inside one switch
+                # of weights (the real trainer's order: one reference scope per row).
+                with self.autocast():
+                    policy = [
+                        forward_velocity_state(
                             self, arm_batch, noised.state, times,
                             source=f"offline DPO policy ({arm})", **overrides,
                         )
-                    errors[f"theta_{letter}_err"] = flow_matching_per_sample_loss(
-                        self.adapter, velocity, noised
-                    )
-                    with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
-                        ref_velocity = forward_velocity_state(
+                        for arm, arm_batch, times, noised in arms
+                    ]
+                with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
+                    reference = [
+                        forward_velocity_state(
                             self, arm_batch, noised.state, times,
                             source=f"offline DPO reference ({arm})", **overrides,
                         )
+                        for arm, arm_batch, times, noised in arms
+                    ]
+                errors: dict[str, torch.Tensor] = {}
+                for letter, (_, _, _, noised), velocity, ref_velocity in zip(
+                    "wl", arms, policy, reference, strict=True
+                ):
+                    errors[f"theta_{letter}_err"] = flow_matching_per_sample_loss(
+                        self.adapter, velocity, noised
+                    )
                     errors[f"ref_{letter}_err"] = flow_matching_per_sample_loss(
                         self.adapter, ref_velocity, noised
                     )
