@@ -97,6 +97,9 @@ def _current(path: Path, rel: str) -> tuple[bytes | None, str | None]:
         data = path.read_bytes()
     except FileNotFoundError:
         return None, None
+    except PermissionError:
+        raise RefusedError(f"{rel} cannot be read (permission denied); make it readable and "
+                           "re-run; nothing was written") from None
     try:
         return data, textfile.decode(data, rel)
     except (UnicodeDecodeError, RefusedError):

@@ -284,9 +284,11 @@ CASES = [
          ("inline or refuse",), command="update", setup=generated_then(None)),
     Case("list-format", ("--checkout", "{root}", "--format", "xml"), ("--format 'xml'",),
          command="list"),
-    Case("check-bad-record", ("--checkout", "{root}",), ("my-algo.yml", "not valid YAML"),
-         command="check", setup=generated_then(write_bytes(".ffgen/answers/my-algo.yml",
-                                                           b"key: [\n"))),
+    # (``check`` and ``list`` show a damaged record as broken beside the others; ``update``
+    # refuses it)
+    Case("update-bad-record", ("my-algo", "--checkout", "{root}",),
+         ("my-algo.yml", "not valid YAML"), command="update",
+         setup=generated_then(write_bytes(".ffgen/answers/my-algo.yml", b"key: [\n"))),
     Case("sandbox-not-empty", ("{root}",), ("not empty",), command="sandbox"),
     Case("sandbox-below-a-file", ("{root}/AGENTS.md/sandbox",), ("Not a directory",),
          command="sandbox"),
@@ -315,6 +317,14 @@ def _deny_reads(monkeypatch, denied: Path) -> None:
         return real_open(file, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "open", open_)
+    real_os_open = os.open
+
+    def os_open(file, *args, **kwargs):  # the checkout view opens files with os.open
+        if isinstance(file, str | os.PathLike) and Path(file) == denied:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", os_open)
 
 
 @pytest.fixture(scope="module")

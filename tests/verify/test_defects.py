@@ -87,6 +87,11 @@ CASES = [
       "FF105", ARGS_INIT, "from .nft import", "nft"),
     c("missing-reexport-import", (ARGS_INIT, "from .sft import SFTTrainingArguments\n", ""),
       "FF105", ARGS_INIT, "__all__", "sft"),
+    # FF109: a package re-exports a module that is not there (a module renamed by hand)
+    c("reexport-of-a-missing-module",
+      (f"{TRAINERS}/offline/__init__.py", "from .sft import SFTTrainer",
+       "from .sft_v2 import SFTTrainer"),
+      "FF109", f"{TRAINERS}/offline/__init__.py", "from .sft_v2 import"),
     c("missing-hparams-import", (HPARAMS_INIT, "    DMD2TrainingArguments,\n", ""),
       "FF106", HPARAMS_INIT, "__all__", "dmd2"),
     c("missing-hparams-all", (HPARAMS_INIT, '    "CRDTrainingArguments",\n', ""),
