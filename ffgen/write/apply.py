@@ -27,7 +27,7 @@ from ffgen.checkout import textfile
 from ffgen.checkout.view import recent_tree
 from ffgen.errors import FfgenError, RefusedError
 from ffgen.generate.plan import FileChange, Plan, Status
-from ffgen.write import journal
+from ffgen.write import durable, journal
 from ffgen.write.paths import check_spelling, safe_relative
 
 # Test-only hook, read on every write: after the k-th write or delete, touch the marker file and
@@ -170,8 +170,8 @@ def _bytes_for(change: FileChange, old: bytes | None) -> bytes | None:
 
 
 def write_file(path: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` atomically and durably (see :func:`ffgen.write.journal.durable_write`)."""
-    journal.durable_write(path, data, mode)
+    """Write ``data`` atomically and durably (see :func:`ffgen.write.durable.durable_write`)."""
+    durable.durable_write(path, data, mode)
 
 
 def _missing_parents(root: Path, path: Path) -> list[Path]:
@@ -190,7 +190,7 @@ def _journal_for(root: Path, key: str, targets: list[_Write]) -> journal.Journal
             path=w.change.path,
             old=w.old,
             mode=w.mode,
-            new_sha256=None if w.data is None else journal.digest(w.data),
+            new_sha256=None if w.data is None else durable.digest(w.data),
         )
         for w in targets
     ]
@@ -229,7 +229,7 @@ def _carry_out(root: Path, targets: list[_Write], new_mode: int) -> None:
         _test_pause(count)
     try:
         _remove_emptied_folders(root, deleted)
-        journal.fsync_dirs(w.path.parent for w in targets)
+        durable.fsync_dirs(w.path.parent for w in targets)
     except OSError as exc:
         raise _write_failed("a folder", exc) from exc
 
@@ -307,7 +307,7 @@ def apply_plan(root: Path, plan: Plan) -> tuple[FileChange, ...]:
         _test_pause(0)  # the plan is made, nothing is written yet
         targets = _validate(top, writes)
         record = _journal_for(top, plan.key, targets)
-        new_mode = journal.umask_mode()
+        new_mode = durable.umask_mode()
         try:
             journal.begin(top, record, new_mode)
         except OSError as exc:

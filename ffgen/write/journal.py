@@ -27,8 +27,7 @@ from pathlib import Path
 
 from ffgen.errors import RefusedError, quoted
 from ffgen.write import JOURNAL_PATH
-from ffgen.write.durable import (  # noqa: F401 (apply and the tests reach them through here)
-    TMP_SUFFIX,
+from ffgen.write.durable import (
     current_umask,
     digest,
     durable_write,

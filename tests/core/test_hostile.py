@@ -339,9 +339,9 @@ def test_ctrl_c_exits_130_with_one_line(root, command):
     import time
 
     # Longest first: a fast command (verify) finishes before the later signals, and the short
-    # delays run only then (the shortest still after Python's own start-up).
+    # delays run only then (all of them after Python's own start-up).
     outcomes = set()
-    for delay in (0.6, 0.4, 0.25, 0.15):
+    for delay in (0.6, 0.4, 0.3, 0.25):
         if 130 in outcomes:
             break
         proc = subprocess.Popen([FFGEN, *command, "--checkout", str(root)], text=True,
