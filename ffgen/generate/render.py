@@ -5,6 +5,8 @@ StrictUndefined: a variable a template needs but the context lacks is an error, 
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,19 +66,21 @@ def _environment():
 
 
 def _bytecode_cache(jinja2):
-    """Jinja's file cache in its own default folder (a per-user, owner-only folder under the
-    system's temporary directory, which it checks before use), or none where that folder cannot
-    be had: a cache is only ever a saving. An entry is used only for the same template source
-    and the same Jinja and Python."""
+    """Jinja's file cache where, and only when, Python keeps the bytecode of ffgen's own modules:
+    the templates package's ``__pycache__`` (or its place under ``PYTHONPYCACHEPREFIX``), none
+    under ``PYTHONDONTWRITEBYTECODE`` / ``-B``. So ffgen writes nothing the interpreter would not
+    write anyway, nothing in a temporary folder and nothing in the user's checkout. An entry is
+    used only for the same template source and the same Jinja and Python; a folder that cannot
+    be written only costs the compile."""
+    if sys.dont_write_bytecode:
+        return None
+    folder = Path(importlib.util.cache_from_source(str(templates_root() / "__init__.py"))).parent
 
     class QuietCache(jinja2.FileSystemBytecodeCache):
         def dump_bytecode(self, bucket) -> None:
             try:
                 super().dump_bytecode(bucket)
             except OSError:
-                pass  # a full or read-only temporary folder: the next run compiles again
+                pass  # a read-only install or a full disk: the next run compiles again
 
-    try:
-        return QuietCache()
-    except (OSError, RuntimeError):  # RuntimeError: Jinja found the folder unsafe
-        return None
+    return QuietCache(str(folder))

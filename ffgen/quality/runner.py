@@ -20,7 +20,10 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import multiprocessing
+import multiprocessing.connection
 import os
+import resource
 import select
 import signal
 import sys
@@ -104,9 +107,8 @@ def preload() -> None:
 
 
 def _child(item: dict, logs: Path) -> None:
-    """In the forked child: run the suite, its output to its log, the outcome to a file; never
-    returns (``os._exit``), so nothing of the parent's loop runs twice."""
-    code = 70
+    """In the forked child (multiprocessing's, which ends the child itself once this returns):
+    run the suite, its output to its log, the outcome and the child's CPU time to a file."""
     try:
         os.setpgid(0, 0)  # a timeout kills the suite's worker processes with it
         log = os.open(logs / f"{item['id']}.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
@@ -114,27 +116,35 @@ def _child(item: dict, logs: Path) -> None:
         os.dup2(log, 2)
         os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the parent's feed is not the suite's
         outcome = run_one(item)
+        outcome["cpu_seconds"] = _cpu_seconds()
         (logs / f"{item['id']}.json").write_text(json.dumps(outcome), encoding="utf-8")
-        code = 0
     except BaseException:  # noqa: BLE001 (reported as a suite that stopped, with its log)
         import traceback
 
         traceback.print_exc()
+        sys.exit(70)
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(code)
 
 
-def _start(item: dict, logs: Path) -> int:
-    pid = os.fork()
-    if pid == 0:
-        _child(item, logs)
+def _cpu_seconds() -> float:
+    """CPU time of this child since the fork (a new process starts its count at zero), the
+    suite's worker processes included."""
+    self, children = (resource.getrusage(who) for who in
+                      (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    total = self.ru_utime + self.ru_stime + children.ru_utime + children.ru_stime
+    return round(total, 3)
+
+
+def _start(item: dict, logs: Path):
+    child = multiprocessing.get_context("fork").Process(target=_child, args=(item, logs))
+    child.start()
     try:
-        os.setpgid(pid, pid)  # also here: the child may not have run yet
+        os.setpgid(child.pid, child.pid)  # also here: the child may not have run yet
     except OSError:  # it already did, or already exited
         pass
-    return pid
+    return child
 
 
 def _finished(item: dict, logs: Path, status: int, timed_out: bool) -> dict[str, object]:
@@ -144,7 +154,7 @@ def _finished(item: dict, logs: Path, status: int, timed_out: bool) -> dict[str,
     log = logs / f"{item['id']}.log"
     tail = log.read_text(encoding="utf-8", errors="replace")[-400:] if log.exists() else ""
     why = "timed out" if timed_out else f"the suite's process ended with status {status}"
-    return {"exit": None, "failed": [], "log": f"{why}: {tail}"}
+    return {"exit": None, "failed": [], "log": f"{why}: {tail}", "cpu_seconds": None}
 
 
 class Feed:
@@ -181,22 +191,25 @@ class Feed:
 def run_forked(feed: Feed, jobs: int, timeout: float, logs: Path) -> dict[str, object]:
     preload()
     pending: list[dict] = []
-    running: dict[int, list] = {}
+    running: dict[int, list] = {}  # sentinel -> [item, started, timed out, process]
     results: dict[str, object] = {}
     while pending or running or not feed.done:
         while pending and len(running) < jobs:
             item = pending.pop(0)
-            running[_start(item, logs)] = [item, time.monotonic(), False]
-        pid, status, usage = os.wait4(-1, os.WNOHANG) if running else (0, 0, None)
-        if pid == 0:
+            child = _start(item, logs)
+            running[child.sentinel] = [item, time.monotonic(), False, child]
+        ended = multiprocessing.connection.wait(list(running), POLL_S) if running else []
+        if not ended:
             _kill_overdue(running, timeout)
-            if feed.done:
-                time.sleep(POLL_S)
-            pending += feed.read(POLL_S)
+            if not feed.done:  # nothing running: wait for the next point as long as it takes
+                pending += feed.read(POLL_S if running else None)
             continue
-        item, _, timed_out = running.pop(pid)
-        results[item["id"]] = _with_cpu(_finished(item, logs, status, timed_out), usage)
-        print(f"done {item['id']}", flush=True)
+        for sentinel in ended:
+            item, _, timed_out, child = running.pop(sentinel)
+            child.join()
+            results[item["id"]] = _finished(item, logs, child.exitcode, timed_out)
+            child.close()
+            print(f"done {item['id']}", flush=True)
     return results
 
 
@@ -207,24 +220,20 @@ def run_alone(item: dict, logs: Path) -> dict[str, object]:
         sys.path.remove(str(Path(item["root"]) / "src"))
         _forget(item["root"])
         return outcome
-    pid = _start(item, logs)
-    _, status, usage = os.wait4(pid, 0)
-    return _with_cpu(_finished(item, logs, status, False), usage)
-
-
-def _with_cpu(outcome: dict, usage) -> dict:
-    # CPU time of the suite, its worker processes included
-    outcome["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 3)
+    child = _start(item, logs)
+    child.join()
+    outcome = _finished(item, logs, child.exitcode, False)
+    child.close()
     return outcome
 
 
 def _kill_overdue(running: dict, timeout: float) -> None:
     now = time.monotonic()
-    for pid, entry in running.items():
+    for entry in running.values():
         if not entry[2] and now - entry[1] > timeout:
             entry[2] = True
             try:
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(entry[3].pid, signal.SIGKILL)
             except OSError:
                 pass
 
