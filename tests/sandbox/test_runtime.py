@@ -279,3 +279,25 @@ def test_lora_without_target_modules_fails_like_the_real_default(sandbox_root, e
     _, adapter = _runtime(Arguments.from_dict(raw))
     trainable = {name for name, p in adapter.transformer.named_parameters() if p.requires_grad}
     assert {name.split(".")[0] for name in trainable} == {"fc1", "out"}
+
+
+def test_discrete_time_sampling_draws_the_rollout_s_steps_as_the_built_ins_do(sandbox_root):
+    """Rule: the discrete strategies draw one row of the rollout's own steps within the band,
+    one per stratum; ``discrete_with_init`` always holds the band's first step,
+    ``discrete_wo_init`` never does."""
+    import torch
+
+    from flow_factory.trainers.abc import _discrete_picks
+
+    grid = torch.linspace(1.0, 0.0, 11)[:-1]  # ten steps, noisiest first
+    for seed in range(20):
+        draw = torch.Generator().manual_seed(seed)
+        plain = _discrete_picks(grid, (0.0, 0.95), 3, "discrete", draw)
+        first = _discrete_picks(grid, (0.0, 0.95), 3, "discrete_with_init", draw)
+        without = _discrete_picks(grid, (0.0, 0.95), 3, "discrete_wo_init", draw)
+        for picks in (plain, first, without):
+            assert picks.shape == (3,) and bool((grid[picks] <= 0.95).all())
+            assert picks.tolist() == sorted(picks.tolist())  # one per stratum, in order
+        assert first[0] == 1 and 1 not in without.tolist()  # step 0 (1.0) is outside the band
+    with pytest.raises(ValueError, match="holds none"):
+        _discrete_picks(grid, (0.95, 0.99), 2, "discrete", None)

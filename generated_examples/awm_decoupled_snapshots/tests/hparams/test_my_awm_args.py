@@ -100,7 +100,7 @@ def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters(
         ("num_train_timesteps", 0, ValueError),
         ("timestep_range", (0.5, 0.2), ValueError),
         ("time_shift", 0.0, ValueError),
-        ("time_sampling_strategy", "discrete", ValueError),
+        ("time_sampling_strategy", "cosine", ValueError),
     ],
 )
 def test_each_algorithm_parameter_rejects_an_invalid_value(name, value, error):
@@ -119,3 +119,13 @@ def test_clip_ranges_take_the_built_in_forms():
     )
     args = Args.from_dict({**_train(), "clip_range": 1.0e-4, "adv_clip_range": 5.0})
     assert (args.clip_range, args.adv_clip_range) == ((-1.0e-4, 1.0e-4), (-5.0, 5.0))
+
+
+@pytest.mark.parametrize(
+    "strategy", ["uniform", "logit_normal", "discrete", "discrete_with_init", "discrete_wo_init"]
+)
+def test_every_built_in_time_sampling_strategy_is_accepted(strategy):
+    """Rule: an NFT/AWM config's ``time_sampling_strategy`` carries over (the built-ins default
+    to ``discrete``, the rollout's own steps)."""
+    args = Args.from_dict({**_train(), "time_sampling_strategy": strategy, "timestep_range": 0.9})
+    assert (args.time_sampling_strategy, args.timestep_range) == (strategy, (0.0, 0.9))

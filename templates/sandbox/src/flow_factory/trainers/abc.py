@@ -734,7 +734,8 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         self, batch_size: int, generator: torch.Generator | None = None
     ) -> torch.Tensor:
         """``(num_train_timesteps, batch_size)`` from the trainer attributes
-        ``time_sampling_strategy`` (``uniform`` | ``logit_normal`` | ``discrete``),
+        ``time_sampling_strategy`` (``uniform`` | ``logit_normal`` | ``discrete`` |
+        ``discrete_with_init`` | ``discrete_wo_init``),
         ``num_train_timesteps``, ``timestep_range`` and ``time_shift``, which the algorithm sets
         (as Flow-Factory's NFT/AWM do); there are no defaults."""
         missing = [name for name in _TIMESTEP_ATTRIBUTES if not hasattr(self, name)]
@@ -748,11 +749,10 @@ class BaseTrainer(ABC):  # noqa: B024 - abstract by convention: hooks raise NotI
         count = int(self.num_train_timesteps)
         span = args._standardize_timestep_range(self.timestep_range)
         shift = float(self.time_shift)
-        if strategy == "discrete":
+        if strategy in _DISCRETE_STRATEGIES:
             grid = torch.linspace(1.0, 0.0, int(args.num_inference_steps) + 1)[:-1]
-            grid = grid[(grid >= span[0]) & (grid <= span[1])]
-            picks = torch.randint(len(grid), (count, int(batch_size)), generator=generator)
-            return grid[picks].to(self.accelerator.device)
+            picks = _discrete_picks(grid, span, count, strategy, generator)
+            return grid[picks].unsqueeze(1).expand(-1, int(batch_size)).to(self.accelerator.device)
         return _draw_timesteps(strategy, (count, int(batch_size)), timestep_range=span,
                               time_shift=shift, device=self.accelerator.device, generator=generator)
 
@@ -925,3 +925,36 @@ def _mean(values: Sequence[float]) -> float:
 
 
 __all__ = ["BaseTrainer"]
+
+
+# The discrete strategies, as (may the first step of the band be drawn, is it always drawn).
+_DISCRETE_STRATEGIES = {
+    "discrete": (True, False),
+    "discrete_with_init": (True, True),
+    "discrete_wo_init": (False, False),
+}
+
+
+def _discrete_picks(grid: torch.Tensor, span, count: int, strategy: str,
+                    generator: torch.Generator | None) -> torch.Tensor:
+    """``count`` indices into the rollout's step ``grid`` within ``span``, one per equal stratum
+    of the band's steps (one row shared by the whole batch)."""
+    band = torch.nonzero((grid >= span[0]) & (grid <= span[1])).flatten()
+    if len(band) == 0:
+        raise ValueError(f"timestep_range {tuple(span)} holds none of the {len(grid)} steps")
+    first, last = int(band.min()), int(band.max())
+    may_start, always_start = _DISCRETE_STRATEGIES[strategy]
+    if always_start:
+        rest = _strata(count - 1, first + 1, last, generator) if count > 1 else None
+        start = torch.tensor([first])
+        picks = start if rest is None else torch.cat([start, rest])
+    else:
+        picks = _strata(count, first if may_start else first + 1, last, generator)
+    return picks.clamp(0, len(grid) - 1)
+
+
+def _strata(count: int, low: int, high: int, generator: torch.Generator | None) -> torch.Tensor:
+    """One random index from each of ``count`` equal slices of ``[low, high]``."""
+    edges = torch.linspace(low, high, count + 1)
+    starts, ends = edges[:-1].long(), edges[1:].long()
+    return starts + (torch.rand(count, generator=generator) * (ends - starts)).long()

@@ -30,6 +30,11 @@ from ._base import TrainingArguments
 
 __all__ = ["MyAWMTrainingArguments"]
 
+# How the base trainer's ``_sample_timesteps`` may draw the re-noising timesteps.
+_TIME_SAMPLING_STRATEGIES = (
+    "uniform", "logit_normal", "discrete", "discrete_with_init", "discrete_wo_init"
+)
+
 
 @dataclass
 class MyAWMTrainingArguments(TrainingArguments):
@@ -85,9 +90,15 @@ class MyAWMTrainingArguments(TrainingArguments):
         default=1.0,
         metadata={"help": "Timestep shift applied to the drawn timesteps (> 0; 1 disables)."},
     )
-    time_sampling_strategy: Literal["uniform", "logit_normal"] = field(
+    time_sampling_strategy: Literal[
+        "uniform", "logit_normal", "discrete", "discrete_with_init", "discrete_wo_init"
+    ] = field(
         default="uniform",
-        metadata={"help": "Distribution of the re-noising timesteps: 'uniform' or 'logit_normal'."},
+        metadata={
+            "help": "Distribution of the re-noising timesteps, as the built-in NFT/AWM draw them: "
+            "'uniform', 'logit_normal', or the rollout's own steps ('discrete', "
+            "'discrete_with_init', 'discrete_wo_init')."
+        },
     )
 
     def __post_init__(self) -> None:
@@ -142,9 +153,9 @@ class MyAWMTrainingArguments(TrainingArguments):
         self.time_shift = _finite_float(self.time_shift, "train.time_shift", minimum=0.0)
         if self.time_shift == 0.0:
             raise ValueError("train.time_shift must be > 0, received 0.0")
-        if self.time_sampling_strategy not in ("uniform", "logit_normal"):
+        if self.time_sampling_strategy not in _TIME_SAMPLING_STRATEGIES:
             raise ValueError(
-                "train.time_sampling_strategy must be 'uniform' or 'logit_normal', "
+                f"train.time_sampling_strategy must be one of {_TIME_SAMPLING_STRATEGIES}, "
                 f"received {self.time_sampling_strategy!r}"
             )
 
