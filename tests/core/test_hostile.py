@@ -540,6 +540,9 @@ def test_check_fails_on_a_deleted_generated_file_and_its_fix_works(root):
     assert result.exit_code == 1
     line = next(x for x in result.output.splitlines() if "my-dpo" in x)
     assert f"deleted by hand: {path.relative_to(root).as_posix()}" in line
+    data = json.loads(ffgen("check", "--checkout", root, "--format", "json").stdout)
+    (row,) = [a for a in data["algorithms"] if a["key"] == "my-dpo"]
+    assert row["deleted"] == [path.relative_to(root).as_posix()] and not row["ok"]
     fix = line.split("run `ffgen ", 1)[1].split("`", 1)[0].split()
     assert fix[-2:] == ["--checkout", str(root)]  # (the test runs elsewhere)
     assert ffgen(*fix).exit_code == 0
