@@ -116,9 +116,11 @@ def _execute(root: Path, plan: SmokePlan, settings: Settings, interpreter: str) 
     env["PYTHONPATH"] = os.pathsep.join(
         [str(root / "src"), *filter(None, [env.get("PYTHONPATH")])])
     env.setdefault("HF_HUB_OFFLINE", "1")  # the tiny models are local; never reach a hub
-    # nothing written outside the checkout: bytecode (of the driver's own modules too) and any
-    # Hugging Face cache go under the checkout's cache folder
-    env["PYTHONPYCACHEPREFIX"] = str(root / CACHE_DIR / "pycache")
+    # nothing written outside the checkout: no bytecode at all (the installed packages' own
+    # stays readable: a cache prefix would hide it and recompile torch, diffusers and
+    # transformers from source on each run, seconds of CPU every time), and any Hugging Face
+    # cache goes under the checkout's cache folder
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["HF_HOME"] = str(root / CACHE_DIR / "huggingface")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     if settings.device == "cpu":
