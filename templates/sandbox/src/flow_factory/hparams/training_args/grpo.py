@@ -68,7 +68,7 @@ class GRPOTrainingArguments(TrainingArguments):
             )
         # YAML may give "1e-3" as a string; a bool is never a weight.
         if isinstance(self.kl_beta, bool):
-            raise ValueError(f"train.kl_beta must be a number >= 0, got {self.kl_beta!r}")
+            raise TypeError(f"train.kl_beta must be a number >= 0, got {self.kl_beta!r}")
         self.kl_beta = float(self.kl_beta)
         if not math.isfinite(self.kl_beta) or self.kl_beta < 0:
             raise ValueError(f"train.kl_beta must be a finite number >= 0, got {self.kl_beta!r}")

@@ -179,7 +179,7 @@ def _rollout_log_prob(transition: ReplayStep, position: int) -> torch.Tensor:
 def _state_field(output: MultiModalStepOutput, field: str) -> LatentState:
     value = getattr(output, field)
     if not isinstance(value, LatentState):
-        raise ValueError(f"GRPO's KL needs the forward's {field!r}, got {type(value).__name__}")
+        raise TypeError(f"GRPO's KL needs the forward's {field!r}, got {type(value).__name__}")
     return value
 
 
