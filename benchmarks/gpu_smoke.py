@@ -7,7 +7,7 @@ Creates a sandbox checkout in a temporary folder, generates one algorithm per fa
 ``FLOW_FACTORY_SANDBOX_DEVICE`` set, builds each trainer from its generated example with
 ``mixed_precision: bf16`` and ``max_epochs: 2`` and times ``start()``. Prints, per family, the
 wall time per optimizer step and its ratio against the hand-written sandbox trainer of the same
-family (sft, offline-dpo) or, for families without one, against the hand-written SFT trainer.
+family (sft, offline-dpo, grpo) or, for families without one, against the hand-written SFT trainer.
 
 Not part of CI: it needs a CUDA device (``--device cpu`` runs the same path on the CPU, which only
 shows the script still works). Each trainer runs once untimed first (CUDA warm-up), then
@@ -40,7 +40,7 @@ FAMILY_FLAGS = {
             "--roles", "generator,fake_score", "--role-cadence", "fake_score=3"],
 }
 # The hand-written sandbox trainer each family is compared with (its own kind where one exists).
-BASELINE = {"sft": "sft", "offline_dpo": "offline-dpo"}
+BASELINE = {"sft": "sft", "offline_dpo": "offline-dpo", "grpo": "grpo"}
 
 
 def _key(family: str) -> str:

@@ -17,10 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from ffgen.cli import app
 from ffgen.sandbox import create_sandbox
+from ffgen.smoke.report import judge
 from tests.helpers import tree
 
 # family -> `ffgen new` flags (those the template tests use for each family)
@@ -120,6 +122,43 @@ def test_compare_json_a_generated_sft_equals_the_built_in_step_by_step(tmp_path)
     rows = data["compare"]["rows"]
     assert {r["figure"] for r in rows} == {"loss", "grad_norm"}
     assert {r["judgement"] for r in rows} == {"equal"}
+
+
+# What GRPO logs besides the headline figures, under the built-in's names: equal too.
+GRPO_FIGURES = ("train/policy_loss", "train/ratio", "train/clip_frac_low", "train/clip_frac_high",
+                "train/clip_frac_total", "train/kl_div", "train/kl_loss")
+
+
+def test_compare_json_a_generated_grpo_equals_the_hand_written_built_in(tmp_path):
+    root = create_sandbox(tmp_path / "checkout")
+    _new(root, "toy-grpo", FAMILIES["grpo"], model_type="toy")
+    # Both examples get a second inner epoch: it replays rollouts of a policy that has moved
+    # since, so ratios leave 1 and about half of them are clipped (smoke's sizes alone step
+    # once per cycle, where every ratio is 1). The KL (kl_beta 0.01) acts from the 2nd step.
+    for example in ("examples/grpo/lora/toy/default.yaml",
+                    "examples/toy_grpo/lora/toy/default.yaml"):
+        config = yaml.safe_load((root / example).read_text())
+        config["train"].update(num_inner_epochs=2, clip_range=0.1)
+        (root / example).write_text(yaml.safe_dump(config, sort_keys=False))
+    result = smoke(root, "toy-grpo", "--compare", "grpo", "--json")
+    data = report(result)
+    assert result.returncode == 0, (data["compare"], result.stderr)
+    generated, built_in = data["runs"]
+    assert (generated["key"], built_in["key"]) == ("toy-grpo", "grpo")
+    assert generated["verdict"] == built_in["verdict"] == "trained"
+    assert data["compare"]["verdict"] == "equal" and data["compare"]["time_ratio"] > 0
+    rows = data["compare"]["rows"]
+    assert {r["figure"] for r in rows} == {"loss", "reward", "grad_norm"}
+    # two cycles of two inner epochs; a reward is logged once per cycle
+    assert len(built_in["steps"]) == 4
+    assert [r["figure"] for r in rows].count("reward") == 2 and len(rows) == 2 * 4 + 2
+    assert all(r["judgement"] in ("equal", "within tolerance") for r in rows), rows
+    for a, b in zip(generated["steps"], built_in["steps"], strict=True):
+        for name in GRPO_FIGURES:
+            assert judge(a["figures"][name], b["figures"][name]) != "different", (name, a, b)
+    figures = [s["figures"] for s in built_in["steps"]]
+    assert any(0 < f["train/clip_frac_total"] < 1 for f in figures), figures
+    assert any(f["train/kl_div"] > 0 for f in figures), figures
 
 
 def _toy_checkout(tmp_path: Path) -> Path:

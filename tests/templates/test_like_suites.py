@@ -1,12 +1,13 @@
 """Every ``--like`` / ``--extends`` copy trains on CPU and its generated suite passes.
 
-One sandbox holds the whole matrix: a copy of each hand-written sandbox algorithm (``sft``,
-``offline-dpo``), a copy of one generated algorithm per family ffgen generates, and a strict
-extension of a generated ``grpo``. Every copy's suite runs in a child of the session's
-``suite_server`` (torch imported once), clean and, for the copy of a hand-written trainer,
-against two mutants that the suite must catch (so a copy's suite is not one that cannot fail);
-each copy then trains through ``python -m flow_factory.train`` on its example (run as ``-m`` runs
-it, in a child of the server).
+One sandbox holds the whole matrix: a copy of each hand-written sandbox algorithm (``grpo``,
+``sft``, ``offline-dpo``), a copy of one generated algorithm per family ffgen generates, and a
+strict extension of the hand-written ``grpo`` (the sanctioned parent, as GRPO-Guard's is).
+Every copy's suite runs in a child of the session's ``suite_server`` (torch imported once),
+clean and, for the copy of the hand-written SFT, against two mutants that the suite must catch
+(so a copy's suite is not one that cannot fail); each copy then trains through
+``python -m flow_factory.train`` on its example (run as ``-m`` runs it, in a child of the
+server).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 from ffgen.checkout import layout
 from ffgen.cli import app
 
-HAND_WRITTEN = {"like-sft": "sft", "like-offline-dpo": "offline-dpo"}
+HAND_WRITTEN = {"like-grpo": "grpo", "like-sft": "sft", "like-offline-dpo": "offline-dpo"}
 # "like-gen-*": the copies of generated algorithms, apart from the hand-written ones' "like-*"
 GENERATED = {f"like-gen-{case.replace('_', '-')}": f"src-{case.replace('_', '-')}"
              for case in FAMILY_FLAGS}
@@ -68,7 +69,6 @@ def _matrix(tmp: Path, suite_server) -> tuple[Path, dict]:
     root = copy_sandbox(tmp / "checkout")
     for case, flags in FAMILY_FLAGS.items():
         new_algorithm(root, f"src-{case.replace('_', '-')}", flags)
-    new_algorithm(root, "grpo", FAMILY_FLAGS["grpo"])
     for name, key in {**HAND_WRITTEN, **GENERATED}.items():
         _copy(root, name, "--like", key)
     for name, key in EXTENDED.items():

@@ -418,10 +418,12 @@ class FakeAdapter:
 
 
 class _FakeScheduler:
-    """What a trainer reads from the adapter's scheduler: two SDE steps per trajectory. Fake
-    because it belongs to the fake model (a real scheduler comes with a real pipeline)."""
+    """What a trainer reads from the adapter's scheduler: two SDE steps per trajectory and the
+    SDE noise level (the built-in GRPO replays at it). Fake because it belongs to the fake model
+    (a real scheduler comes with a real pipeline)."""
 
     num_sde_steps = 2
+    noise_level = 0.7
 
 
 def _snapshot_slot(name):

@@ -107,5 +107,6 @@ class TestMyGRPO(ModelNeutralChecks, GenerationChecks):
         trainer.training_args.kl_beta = 0.5
         loss, metrics = trainer._objective_loss({}, self.step(0.0), torch.ones(2))
         kl = (0.0 + 0.25) / 2  # (0 - 0.5 x) ** 2 for x = 0 and x = 1, averaged over the batch
-        assert float(metrics["kl_loss"]) == pytest.approx(kl)
+        assert float(metrics["kl_div"]) == pytest.approx(kl)  # kl_loss: the weighted term
+        assert float(metrics["kl_loss"]) == pytest.approx(0.5 * kl)
         assert float(loss.detach() - plain.detach()) == pytest.approx(0.5 * kl)

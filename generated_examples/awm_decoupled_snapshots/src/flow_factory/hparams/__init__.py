@@ -30,6 +30,7 @@ from .optimizer_args import (
 from .reward_args import RewardArguments
 from .scheduler_args import SchedulerArguments
 from .training_args import (
+    GRPOTrainingArguments,
     MyAWMTrainingArguments,
     OfflineDPOTrainingArguments,
     SFTTrainingArguments,
@@ -46,6 +47,7 @@ __all__ = [
     "TrainingArguments",
     "GradientCheckpointingPolicy",
     "GradientCheckpointingSpec",
+    "GRPOTrainingArguments",
     "SFTTrainingArguments",
     "OfflineDPOTrainingArguments",
     "MyAWMTrainingArguments",

@@ -23,6 +23,7 @@ from typing import Callable, Dict, Type
 # Registry: trainer_type key -> trainer class path (append new keys last)
 # ============================================================================
 _TRAINER_REGISTRY: Dict[str, str] = {
+    "grpo": "flow_factory.trainers.rl.grpo.GRPOTrainer",
     "sft": "flow_factory.trainers.offline.sft.SFTTrainer",
     "offline-dpo": "flow_factory.trainers.offline.offline_dpo.OfflineDPOTrainer",
     "my-sft": "flow_factory.trainers.offline.my_sft.MySFTTrainer",

@@ -20,6 +20,7 @@ import importlib
 from typing import Dict, Type
 
 from ._base import TrainingArguments
+from .grpo import GRPOTrainingArguments
 from .my_awm import MyAWMTrainingArguments
 from .offline_dpo import OfflineDPOTrainingArguments
 from .sft import SFTTrainingArguments
@@ -28,6 +29,7 @@ from .sft import SFTTrainingArguments
 # Registry: trainer_type key -> training arguments class (append new keys last)
 # ============================================================================
 _TRAINING_ARGS_REGISTRY: Dict[str, Type[TrainingArguments]] = {
+    "grpo": GRPOTrainingArguments,
     "sft": SFTTrainingArguments,
     "offline-dpo": OfflineDPOTrainingArguments,
     "my-awm": MyAWMTrainingArguments,

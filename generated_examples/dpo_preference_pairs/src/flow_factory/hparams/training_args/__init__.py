@@ -16,6 +16,7 @@
 
 from ._base import EvaluationArguments, TrainingArguments
 from ._registry import get_training_args_class, list_registered_training_args
+from .grpo import GRPOTrainingArguments
 from .my_dpo import MyDPOTrainingArguments
 from .offline_dpo import OfflineDPOTrainingArguments
 from .sft import SFTTrainingArguments
@@ -24,6 +25,7 @@ from .teacher import TeacherConfig
 __all__ = [
     "EvaluationArguments",
     "TrainingArguments",
+    "GRPOTrainingArguments",
     "SFTTrainingArguments",
     "OfflineDPOTrainingArguments",
     "MyDPOTrainingArguments",

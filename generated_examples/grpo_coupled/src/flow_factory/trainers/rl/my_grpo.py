@@ -135,17 +135,19 @@ class MyGRPOTrainer(BaseTrainer):
         metrics = {
             "policy_loss": policy_loss.detach(),
             "ratio": ratio.detach().mean(),
-            "clip_fraction": ((ratio.detach() < 1.0 + low) | (ratio.detach() > 1.0 + high))
-            .float()
-            .mean(),
+            # the built-in GRPO's names: the share of ratios clipped below, above, in all
+            "clip_frac_low": (ratio.detach() < 1.0 + low).float().mean(),
+            "clip_frac_high": (ratio.detach() > 1.0 + high).float().mean(),
         }
+        metrics["clip_frac_total"] = metrics["clip_frac_low"] + metrics["clip_frac_high"]
         loss = policy_loss
         if args.kl_beta > 0.0:
             with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
                 reference = self._replay_forward(batch, step)
             kl = self._replay_velocity_kl(output.velocity, reference.velocity, step).mean()
             loss = loss + args.kl_beta * kl
-            metrics["kl_loss"] = kl.detach()
+            metrics["kl_div"] = kl.detach()  # the KL itself; kl_loss is its weighted term
+            metrics["kl_loss"] = (args.kl_beta * kl).detach()
         return loss, metrics
 
     # --- objective: end -------------------------------------------------------------------------
