@@ -114,7 +114,7 @@ def main() -> int:
 
             sys.path.insert(0, str(REPO))
             from ffgen.checkout.view import CheckoutView
-            from ffgen.verify import run_verify
+            from ffgen.verify.engine import run_verify
 
             root = Path(tmp) / f"c{sizes[-1]}"
             profile = cProfile.Profile()

@@ -56,12 +56,15 @@ def _child(node: object, key: str | int) -> tuple[int, object] | None:
 
 
 def load_examples(view: CheckoutView) -> tuple[Example, ...]:
-    # one walk of the folder for both suffixes
-    paths = [p for p in view.files(f"{layout.EXAMPLES_DIR}/**/*") if p.endswith(SUFFIXES)]
-    return tuple(_read_example(view, p) for p in paths)
+    return tuple(read_example(view, p) for p in example_paths(view))
 
 
-def _read_example(view: CheckoutView, path: str) -> Example:
+def example_paths(view: CheckoutView) -> list[str]:
+    """Every example config, sorted (one walk of the folder for both suffixes)."""
+    return [p for p in view.files(f"{layout.EXAMPLES_DIR}/**/*") if p.endswith(SUFFIXES)]
+
+
+def read_example(view: CheckoutView, path: str) -> Example:
     """One unreadable config (not UTF-8, no permission) is a finding on that file (FF002);
     verify goes on with the others."""
     from ffgen.errors import FfgenError
