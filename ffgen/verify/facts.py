@@ -45,13 +45,18 @@ class Registry:
     module: str
     line: int
     entries: tuple[RegistryEntry, ...]
+    # key -> the entry Python keeps: asked once per key, a search each time would be quadratic
+    last: dict[str, RegistryEntry] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "last", {e.key: e for e in self.entries})
 
     def keys(self) -> tuple[str, ...]:
         return tuple(e.key for e in self.entries)
 
     def get(self, key: str) -> RegistryEntry | None:
         """The entry Python keeps: the last one, when a key is written twice (FF108)."""
-        return next((e for e in reversed(self.entries) if e.key == key), None)
+        return self.last.get(key)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
