@@ -193,8 +193,12 @@ def _exclusive(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -
 
 
 def _calls_in_context(fn: Function) -> list[tuple[ast.Call, bool, tuple[tuple[int, int], ...]]]:
-    out: list[tuple[ast.Call, bool, tuple[tuple[int, int], ...]]] = []
-    _visit(fn, fn, False, (), out)
+    """Each call in ``fn``: inside a loop or not, and its if-branch path; kept on the node (a
+    helper is reached from several entries), holding only nodes below it."""
+    out = fn.__dict__.get("_ffgen_calls_in_context")
+    if out is None:
+        out = fn._ffgen_calls_in_context = []
+        _visit(fn, fn, False, (), out)
     return out
 
 
