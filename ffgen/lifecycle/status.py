@@ -122,11 +122,11 @@ def _records(view: CheckoutView) -> tuple[dict[str, Record], dict[str, Algorithm
 
 
 def _registered(view: CheckoutView) -> dict[str, AlgorithmState]:
-    from ffgen.verify.batches import batches, paused_gc
+    from ffgen.verify.batches import batches, fewer_collections
     from ffgen.verify.index import CheckoutIndex
 
     out = {}
-    with paused_gc():  # a batch of algorithms at a time: memory holds the states, not trees
+    with fewer_collections():  # a batch at a time: memory holds the states, not trees
         for batch in batches(CheckoutIndex(view)):
             facts = batch.facts
             for a in facts.algorithms:

@@ -41,7 +41,7 @@ class Batch:
 
 
 @contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
+def fewer_collections() -> Iterator[None]:
     """The cyclic collector's young generation made larger while a checkout is analysed, then
     restored: parsing allocates a few thousand objects per module that live until their batch
     is done, and a collection every 700 allocations would scan them again and again (as much

@@ -15,7 +15,7 @@ from ffgen.verify import (
     rules_semantic_offline,
     rules_semantic_roles,
 )
-from ffgen.verify.batches import batches, paused_gc
+from ffgen.verify.batches import batches, fewer_collections
 from ffgen.verify.catalogue import finding
 from ffgen.verify.exceptions import apply_accepted, load_accepted
 from ffgen.verify.index import CheckoutIndex
@@ -38,7 +38,7 @@ def run_verify(view: CheckoutView, *, algorithm: str | None = None) -> Report:
     a registered key.
     """
     index = CheckoutIndex(view)
-    with paused_gc():
+    with fewer_collections():
         keys, found = _check(index, algorithm)
     accepted = load_accepted(view)
     found += _syntax(index)
