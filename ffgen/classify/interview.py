@@ -130,9 +130,15 @@ def flag_name(prop: str) -> str:
 
 
 def parse_roles(text: str | None) -> tuple[str, ...]:
-    if not text:
+    """``--roles a,b``: comma-separated names. An empty name (``,,``, ``a,``) is a usage error,
+    never dropped: ``--roles ,,`` would otherwise read as no roles at all."""
+    if text is None:
         return ()
-    return tuple(r.strip() for r in text.split(",") if r.strip())
+    roles = tuple(r.strip() for r in text.split(","))
+    if "" in roles:
+        raise UsageError(f"--roles {text!r} has an empty role name; pass comma-separated names, "
+                         "e.g. --roles generator,critic")
+    return roles
 
 
 def from_flags(values: dict[str, str | None]) -> Answers:

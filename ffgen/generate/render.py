@@ -66,18 +66,18 @@ def _environment():
 
 
 def _bytecode_cache(jinja2):
-    """Jinja's file cache where, and only when, Python keeps the bytecode of ffgen's own modules:
-    the templates package's ``__pycache__`` (or its place under ``PYTHONPYCACHEPREFIX``), none
-    under ``PYTHONDONTWRITEBYTECODE`` / ``-B``. So ffgen writes nothing the interpreter would not
-    write anyway, nothing in a temporary folder and nothing in the user's checkout. An entry is
-    used only for the same template source and the same Jinja and Python; a folder that cannot
-    be written only costs the compile."""
-    if sys.dont_write_bytecode:
-        return None
+    """Jinja's file cache where Python keeps the bytecode of ffgen's own modules, and on the
+    same terms: the templates package's ``__pycache__`` (or its place under
+    ``PYTHONPYCACHEPREFIX``), read but never written under ``PYTHONDONTWRITEBYTECODE`` / ``-B``.
+    So ffgen writes nothing the interpreter would not write anyway: nothing in a temporary
+    folder, nothing in the user's checkout. An entry is used only for the same template source
+    and the same Jinja and Python; a folder that cannot be written only costs the compile."""
     folder = Path(importlib.util.cache_from_source(str(templates_root() / "__init__.py"))).parent
 
     class QuietCache(jinja2.FileSystemBytecodeCache):
         def dump_bytecode(self, bucket) -> None:
+            if sys.dont_write_bytecode:  # read, never written, as Python treats its .pyc files
+                return
             try:
                 super().dump_bytecode(bucket)
             except OSError:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from functools import lru_cache
 
 from ffgen.checkout.style import TYPING, TYPING_ALIASES, CodeStyle, annotation_nodes
 
@@ -28,6 +29,7 @@ def restyle(text: str, style: CodeStyle) -> str:
     return text
 
 
+@lru_cache(maxsize=32)  # a pure function of the text; the files of one run repeat across runs
 def typing_generics(text: str) -> str:
     """``text`` with its annotations' builtin generics spelled the ``typing`` way.
 

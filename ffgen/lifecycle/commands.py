@@ -202,16 +202,17 @@ def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -
         view = CheckoutView(root)
         states = [s for s in checkout_states(view) if s.generated]
         errors = _verify_errors(view, {s.key for s in states})
-    problems = [(s, _problem(s, errors)) for s in states if _problem(s, errors)]
+    found = {s.key: _problem(s, errors, root) for s in states}
+    problems = [(s, found[s.key]) for s in states if found[s.key]]
     if fmt == "json":
-        rows = [_check_json(s, errors) for s in states]
+        rows = [_check_json(s, errors, found[s.key]) for s in states]
         print_plain_json({"ok": not problems, "algorithms": rows})
     elif fmt == "github":
         for s, problem in problems:
             print(_github_line(s, problem, errors))
     else:
         for s in states:
-            problem = _problem(s, errors)
+            problem = found[s.key]
             mark = "[red]FAIL[/red]" if problem else "[green]ok[/green]  "
             console.print(f"{mark} {s.key}" + (f": {problem}" if problem else ""))
         if not states:
@@ -239,13 +240,14 @@ def _verify_errors(view: CheckoutView, keys: set[str]) -> dict[str, list]:
     return out
 
 
-def _check_json(s, errors: dict[str, list]) -> dict[str, object]:
+def _check_json(s, errors: dict[str, list], problem: str) -> dict[str, object]:
     return {"key": s.key, "behind": list(s.behind), "missing_entries": list(s.missing_entries),
             "moved_entries": list(s.moved_entries),
+            "deleted": [f.path for f in s.files if f.state == "missing"],
             "broken": [b.as_dict() for b in s.broken],
             "source_changed": list(s.source_changed),
             "verify_errors": [f.as_dict() for f in errors.get(s.key, ())],
-            "ok": not _problem(s, errors)}
+            "ok": not problem}
 
 
 def _github_line(s, problem: str, errors: dict[str, list]) -> str:
@@ -260,13 +262,29 @@ def _github_line(s, problem: str, errors: dict[str, list]) -> str:
     return f"::error {where},title=ffgen check::{problem}"
 
 
-def _problem(s, errors: dict[str, list]) -> str:
+def _restore_command(key: str, root: Path) -> str:
+    """``new`` replaying the algorithm's record over its files, from where the user is."""
+    import os
+    import shlex
+
+    record = os.path.relpath(root / ".ffgen" / "answers" / f"{key}.yml")
+    here = root.resolve() == Path.cwd().resolve()
+    where = "" if here else f" --checkout {shlex.quote(str(root))}"
+    return f"ffgen new {key} --answers {shlex.quote(record)} --force{where}"
+
+
+def _problem(s, errors: dict[str, list], root: Path) -> str:
     """One line: what is wrong and what to do. A broken file comes first and alone: until it
     reads again, ``update`` would only refuse, so it is the one thing to do."""
     if s.broken:
         found = "; ".join(b.describe() for b in s.broken)
         return f"{found}; then run `ffgen check` again"
     parts = []
+    deleted = [f.path for f in s.files if f.state == "missing"]
+    if deleted:
+        # update keeps a deletion (as copier does), so it is not the fix to name here
+        parts.append(f"deleted by hand: {', '.join(deleted)}; restore from version control, or "
+                     f"run `{_restore_command(s.key, root)}` (it also rewrites files you edited)")
     if s.behind:
         parts.append(f"behind the current templates ({', '.join(s.behind)}): run "
                      f"`ffgen update {s.key}`")

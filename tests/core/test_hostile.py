@@ -521,3 +521,29 @@ def test_answers_from_a_device_is_refused_not_read_forever(root):
     result = new(root, "b", *SPECS["sft"], "--answers", "/dev/zero")
     assert result.exit_code == 2
     assert "not a record file" in one_line(result)
+
+
+@pytest.mark.parametrize("roles", [",,", "generator,,critic", "generator,", ""])
+def test_an_empty_role_name_is_refused_not_dropped(root, roles):
+    before = tree(root)
+    result = new(root, "my-sft", *SPECS["sft"], "--roles", roles)
+    assert result.exit_code == 2
+    assert "has an empty role name" in one_line(result)
+    assert tree(root) == before
+
+
+def test_check_fails_on_a_deleted_generated_file_and_its_fix_works(root):
+    example = root / "examples/my_dpo"
+    (path,) = [p for p in example.rglob("*.yaml")]
+    path.unlink()
+    result = ffgen("check", "--checkout", root)
+    assert result.exit_code == 1
+    line = next(x for x in result.output.splitlines() if "my-dpo" in x)
+    assert f"deleted by hand: {path.relative_to(root).as_posix()}" in line
+    data = json.loads(ffgen("check", "--checkout", root, "--format", "json").stdout)
+    (row,) = [a for a in data["algorithms"] if a["key"] == "my-dpo"]
+    assert row["deleted"] == [path.relative_to(root).as_posix()] and not row["ok"]
+    fix = line.split("run `ffgen ", 1)[1].split("`", 1)[0].split()
+    assert fix[-2:] == ["--checkout", str(root)]  # (the test runs elsewhere)
+    assert ffgen(*fix).exit_code == 0
+    assert path.is_file() and ffgen("check", "--checkout", root).exit_code == 0

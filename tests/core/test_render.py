@@ -38,8 +38,13 @@ def test_compiled_templates_live_where_python_keeps_ffgen_s_bytecode(tmp_path, m
     beside = importlib.util.cache_from_source(str(render.templates_root() / "__init__.py"))
     assert beside.startswith(str(tmp_path / "prefix"))
     assert render._bytecode_cache(jinja2).directory == str(Path(beside).parent)
-    monkeypatch.setattr("sys.dont_write_bytecode", True)
-    assert render._bytecode_cache(jinja2) is None  # -B: nothing cached, nothing written
+    monkeypatch.setattr("sys.dont_write_bytecode", True)  # -B: read, never written
+    cache = render._bytecode_cache(jinja2)
+    cache.directory = str(tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    env = jinja2.Environment(loader=jinja2.DictLoader({"t": "{{ x }}!"}), bytecode_cache=cache)
+    assert env.get_template("t").render(x=1) == "1!"
+    assert list((tmp_path / "cache").iterdir()) == []
 
 
 def test_a_render_writes_nothing_in_the_temporary_folder(tmp_path):

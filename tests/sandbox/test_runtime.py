@@ -286,7 +286,6 @@ def test_discrete_time_sampling_draws_the_rollout_s_steps_as_the_built_ins_do(sa
     one per stratum; ``discrete_with_init`` always holds the band's first step,
     ``discrete_wo_init`` never does."""
     import torch
-
     from flow_factory.trainers.abc import _discrete_picks
 
     grid = torch.linspace(1.0, 0.0, 11)[:-1]  # ten steps, noisiest first

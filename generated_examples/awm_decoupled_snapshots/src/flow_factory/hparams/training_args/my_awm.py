@@ -32,7 +32,11 @@ __all__ = ["MyAWMTrainingArguments"]
 
 # How the base trainer's ``_sample_timesteps`` may draw the re-noising timesteps.
 _TIME_SAMPLING_STRATEGIES = (
-    "uniform", "logit_normal", "discrete", "discrete_with_init", "discrete_wo_init"
+    "uniform",
+    "logit_normal",
+    "discrete",
+    "discrete_with_init",
+    "discrete_wo_init",
 )
 
 
