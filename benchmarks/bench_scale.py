@@ -6,10 +6,11 @@ Each algorithm is the size of a generated offline DPO: a sandbox gets one with `
 (``my-dpo``), which is then cloned N times under other names (its trainer and arguments modules,
 its example config, and its line in each registry and re-export), so every clone is wired
 through all four edit points as ``new`` wires one. The clones carry no record (``list`` shows
-them hand-written, as it shows Flow-Factory's own). Prints, per size, the median wall time and
-peak memory growth of ``verify --format json`` and ``list --format json`` as fresh processes,
-and the time and memory per algorithm (target: under 1 ms and 50 KB). ``--profile`` runs
-``verify`` once in process under cProfile at the largest size and prints the top entries.
+them hand-written, as it shows Flow-Factory's own). Prints, per size, the median wall and CPU
+time and the peak memory of ``verify --format json`` and ``list --format json`` as fresh
+processes, and per algorithm their growth over a checkout of one (target: under 1 ms and 50 KB).
+``--profile`` runs ``verify`` once in process under cProfile at the largest size and prints the
+top entries.
 
 Not a test: timings depend on the machine; the README quotes what this prints.
 """
@@ -69,19 +70,22 @@ def build(root: Path, n: int) -> None:
     shutil.rmtree(root / ".ffgen")
 
 
-def measure(argv: list[str], repeat: int) -> tuple[float, int]:
-    """Median wall seconds and the largest peak RSS (KB) of a fresh ``ffgen`` process."""
-    times, peaks = [], []
+def measure(argv: list[str], repeat: int) -> tuple[float, float, int]:
+    """Median wall and CPU seconds (user + system) and the largest peak RSS (KB) of a fresh
+    ``ffgen`` process. CPU time is the steadier figure on a machine shared with other jobs."""
+    walls, cpus, peaks = [], [], []
     script = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], "
-              "stdout=subprocess.DEVNULL); "
-              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+              "stdout=subprocess.DEVNULL); u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+              "print(u.ru_maxrss, u.ru_utime + u.ru_stime)")
     for _ in range(repeat):
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True,
                               text=True, check=True)
-        times.append(time.perf_counter() - start)
-        peaks.append(int(done.stdout.strip()))
-    return statistics.median(times), max(peaks)
+        walls.append(time.perf_counter() - start)
+        peak, cpu = done.stdout.split()
+        peaks.append(int(peak))
+        cpus.append(float(cpu))
+    return statistics.median(walls), statistics.median(cpus), max(peaks)
 
 
 def main() -> int:
@@ -97,24 +101,25 @@ def main() -> int:
             root = Path(tmp) / f"c{n}"
             build(root, n)
             for command in ("verify", "list"):
-                wall, peak = measure([*FFGEN, command, "--checkout", str(root), "--format",
-                                      "json"], args.repeat)
+                wall, cpu, peak = measure([*FFGEN, command, "--checkout", str(root), "--format",
+                                           "json"], args.repeat)
+                head = (f"{command:6} {n:5} algorithms: {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
+                        f"{peak / 1024:4.0f} MB")
                 if n == 1:
-                    baseline[command] = (wall, peak)
-                    print(f"{command:6} {n:5} algorithms: {wall:6.2f} s, {peak / 1024:6.0f} MB")
+                    baseline[command] = (wall, cpu, peak)
+                    print(head, flush=True)
                     continue
-                base_wall, base_peak = baseline[command]
-                per_ms = (wall - base_wall) / (n - 1) * 1000
-                per_kb = (peak - base_peak) / (n - 1)
-                print(f"{command:6} {n:5} algorithms: {wall:6.2f} s, {peak / 1024:6.0f} MB; "
-                      f"per algorithm {per_ms:5.2f} ms, {per_kb:5.1f} KB")
+                base_wall, base_cpu, base_peak = baseline[command]
+                print(f"{head}; per algorithm {(wall - base_wall) / (n - 1) * 1000:5.2f} ms wall, "
+                      f"{(cpu - base_cpu) / (n - 1) * 1000:5.2f} ms CPU, "
+                      f"{(peak - base_peak) / (n - 1):5.1f} KB", flush=True)
         if args.profile:
             import cProfile
             import pstats
 
             sys.path.insert(0, str(REPO))
             from ffgen.checkout.view import CheckoutView
-            from ffgen.verify import run_verify
+            from ffgen.verify.engine import run_verify
 
             root = Path(tmp) / f"c{sizes[-1]}"
             profile = cProfile.Profile()

@@ -40,6 +40,11 @@ class CheckoutView:
             self._parsed[key] = parse(text, rel)
         return self._parsed[key]
 
+    def forget(self, rel: str) -> None:
+        """Drop every parse of ``rel`` (its trees are no longer needed by this command)."""
+        for key in [k for k in self._parsed if k[1] == rel]:
+            del self._parsed[key]
+
     def python_tree(self, rel: str, text: str) -> ast.Module:
         """``ast.parse(text, filename=rel)``, shared (see :meth:`parsed`); raises like it."""
         return self.parsed("ast", rel, text, _parse_python)
@@ -102,6 +107,9 @@ class Overlay(CheckoutView):
 
     def parse_cache(self) -> dict[tuple[str, str, str], object]:
         return self.base.parse_cache()
+
+    def forget(self, rel: str) -> None:
+        self.base.forget(rel)
 
     def read(self, rel: str) -> str | None:
         if rel in self.changes:

@@ -122,16 +122,18 @@ def _records(view: CheckoutView) -> tuple[dict[str, Record], dict[str, Algorithm
 
 
 def _registered(view: CheckoutView) -> dict[str, AlgorithmState]:
-    from ffgen.verify.facts import build_facts
+    from ffgen.verify.batches import batches, fewer_collections
     from ffgen.verify.index import CheckoutIndex
 
-    facts = build_facts(CheckoutIndex(view))
     out = {}
-    for a in facts.algorithms:
-        contract = facts.contract(a.args_cls).value if a.args_cls is not None else None
-        category = layout.trainer_category(a.trainer_cls.module) if a.trainer_cls else None
-        paradigm = facts.paradigm(a.trainer_cls) or facts.paradigm(a.args_cls)
-        out[a.key] = AlgorithmState(a.key, contract, paradigm, category, generated=False)
+    with fewer_collections():  # a batch at a time: memory holds the states, not trees
+        for batch in batches(CheckoutIndex(view)):
+            facts = batch.facts
+            for a in facts.algorithms:
+                contract = facts.contract(a.args_cls).value if a.args_cls is not None else None
+                category = layout.trainer_category(a.trainer_cls.module) if a.trainer_cls else None
+                paradigm = facts.paradigm(a.trainer_cls) or facts.paradigm(a.args_cls)
+                out[a.key] = AlgorithmState(a.key, contract, paradigm, category, generated=False)
     return out
 
 

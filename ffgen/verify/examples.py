@@ -17,6 +17,9 @@ class Example:
     data: object  # the loaded document (None when it did not parse)
     node: object  # the composed yaml node, for line numbers
     error: tuple[int, str] | None = None
+    # A light copy keeps the text instead of the node (a node tree takes ~8x the loaded data):
+    # line numbers compose it again when a finding asks for one.
+    text: str | None = None
 
     @property
     def train(self) -> dict:
@@ -32,6 +35,8 @@ class Example:
         """1-based line of the deepest existing node along ``keys``; when not even the first key
         exists, the line that selects the algorithm (``train.trainer_type``), else 1."""
         node, line = self.node, 0
+        if node is None and self.text is not None:
+            node = _compose(self.text)
         for key in keys:
             child = _child(node, key)
             if child is None:
@@ -56,12 +61,15 @@ def _child(node: object, key: str | int) -> tuple[int, object] | None:
 
 
 def load_examples(view: CheckoutView) -> tuple[Example, ...]:
-    # one walk of the folder for both suffixes
-    paths = [p for p in view.files(f"{layout.EXAMPLES_DIR}/**/*") if p.endswith(SUFFIXES)]
-    return tuple(_read_example(view, p) for p in paths)
+    return tuple(read_example(view, p) for p in example_paths(view))
 
 
-def _read_example(view: CheckoutView, path: str) -> Example:
+def example_paths(view: CheckoutView) -> list[str]:
+    """Every example config, sorted (one walk of the folder for both suffixes)."""
+    return [p for p in view.files(f"{layout.EXAMPLES_DIR}/**/*") if p.endswith(SUFFIXES)]
+
+
+def read_example(view: CheckoutView, path: str) -> Example:
     """One unreadable config (not UTF-8, no permission) is a finding on that file (FF002);
     verify goes on with the others."""
     from ffgen.errors import FfgenError
@@ -72,6 +80,30 @@ def _read_example(view: CheckoutView, path: str) -> Example:
         return Example(path, None, None, (1, exc.message.removeprefix(f"{path} ")))
     # shared by everyone reading this view (hints, verify): loaded once per file content
     return view.parsed("yaml", path, text, _load_example)
+
+
+def read_light_example(view: CheckoutView, path: str) -> Example:
+    """:func:`read_example` without the node tree (its text instead), not kept by the view."""
+    from ffgen.errors import FfgenError
+
+    try:
+        text = view.read(path) or ""
+    except FfgenError:
+        return read_example(view, path)
+    example = load_example(path, text)
+    if example.node is None:
+        return example
+    return Example(path, example.data, None, example.error, text)
+
+
+def _compose(text: str) -> object:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
 
 
 def _load_example(text: str, path: str) -> Example:

@@ -45,13 +45,18 @@ class Registry:
     module: str
     line: int
     entries: tuple[RegistryEntry, ...]
+    # key -> the entry Python keeps: asked once per key, a search each time would be quadratic
+    last: dict[str, RegistryEntry] = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "last", {e.key: e for e in self.entries})
 
     def keys(self) -> tuple[str, ...]:
         return tuple(e.key for e in self.entries)
 
     def get(self, key: str) -> RegistryEntry | None:
         """The entry Python keeps: the last one, when a key is written twice (FF108)."""
-        return next((e for e in reversed(self.entries) if e.key == key), None)
+        return self.last.get(key)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
@@ -95,24 +100,57 @@ def read_registry(index: CheckoutIndex, module: str, name: str, path: str) -> Re
     return Registry(path, module, binding.line, entries)
 
 
+def class_key(cls: ClassInfo) -> tuple[str, str, int]:
+    """A class's identity that outlives its :class:`ClassInfo` (read again after
+    :meth:`CheckoutIndex.forget`): where it is defined."""
+    return cls.path, cls.name, cls.line
+
+
 # No slots: its cached properties and lookup tables live in the instance's __dict__.
 @dataclasses.dataclass(frozen=True, eq=False)
 class Facts:
+    """The registered algorithms and how to ask about them. Built whole by
+    :func:`build_facts`, or a batch at a time by :func:`ffgen.verify.batches.batches`: then
+    ``algorithms`` is the batch, ``keys`` every registered key (another one's algorithm is
+    resolved when asked for), ``aliases`` the keys of every args class, and ``seen`` what the
+    rules reported once for the whole checkout in earlier batches."""
+
     index: CheckoutIndex
     args_registry: Registry
     trainer_registry: Registry
     algorithms: tuple[Algorithm, ...]
+    keys: tuple[str, ...] | None = None
+    aliases: dict[tuple[str, str, int], tuple[str, ...]] | None = None
+    seen: dict[str, set] | None = None
 
     def __post_init__(self) -> None:
-        by_args: dict[int, tuple[str, ...]] = {}
-        for a in self.algorithms:
-            if a.args_cls is not None:
-                by_args[id(a.args_cls)] = (*by_args.get(id(a.args_cls), ()), a.key)
+        if self.keys is None:
+            object.__setattr__(self, "keys", tuple(a.key for a in self.algorithms))
+        if self.aliases is None:
+            aliases: dict[tuple[str, str, int], tuple[str, ...]] = {}
+            for a in self.algorithms:
+                if a.args_cls is not None:
+                    k = class_key(a.args_cls)
+                    aliases[k] = (*aliases.get(k, ()), a.key)
+            object.__setattr__(self, "aliases", aliases)
         object.__setattr__(self, "_by_key", {a.key: a for a in self.algorithms})
-        object.__setattr__(self, "_by_args", by_args)
+        object.__setattr__(self, "_registered", frozenset(self.keys))
 
     def algorithm(self, key: str) -> Algorithm | None:
-        return self._by_key.get(key)
+        found = self._by_key.get(key)
+        if found is None and key in self._registered:  # of another batch: resolved now
+            found = self._by_key[key] = resolve_algorithm(self.index, key, self.args_registry,
+                                                          self.trainer_registry)
+        return found
+
+    def resolved(self) -> tuple[Algorithm, ...]:
+        """The batch's algorithms and those resolved since for a rule that asked."""
+        return tuple(self._by_key.values())
+
+    def seen_set(self, rule: str) -> set:
+        """The things ``rule`` reported already, for a rule that reports each shared class once
+        for the checkout: fresh per call on whole facts, kept across batches otherwise."""
+        return set() if self.seen is None else self.seen.setdefault(rule, set())
 
     @cached_property
     def examples(self):
@@ -138,7 +176,7 @@ class Facts:
 
     def keys_for_args(self, cls: ClassInfo) -> tuple[str, ...]:
         """Every registry key whose args class is ``cls`` (aliases share one class)."""
-        return self._by_args.get(id(cls), ())
+        return self.aliases.get(class_key(cls), ())
 
     # -- declarations ------------------------------------------------------------------------
     def contract(self, cls: ClassInfo) -> Declared:
@@ -252,13 +290,29 @@ def _calls_super(fn: ast.AST, name: str) -> bool:
 
 
 def build_facts(index: CheckoutIndex) -> Facts:
+    args, trainers = read_registries(index)
+    keys = registered_keys(args, trainers)
+    algorithms = tuple(resolve_algorithm(index, k, args, trainers) for k in keys)
+    return Facts(index, args, trainers, algorithms)
+
+
+def read_registries(index: CheckoutIndex) -> tuple[Registry, Registry]:
+    """The args and the trainer registry."""
     args = read_registry(index, ARGS_REGISTRY_MODULE, ARGS_REGISTRY_NAME, layout.ARGS_REGISTRY)
     trainers = read_registry(
         index, TRAINER_REGISTRY_MODULE, TRAINER_REGISTRY_NAME, layout.TRAINER_REGISTRY
     )
-    keys = list(dict.fromkeys([*args.keys(), *trainers.keys()]))
-    algorithms = tuple(_algorithm(index, k, args.get(k), trainers.get(k)) for k in keys)
-    return Facts(index, args, trainers, algorithms)
+    return args, trainers
+
+
+def registered_keys(args: Registry, trainers: Registry) -> tuple[str, ...]:
+    """Every key of either registry: the args registry's order, then the trainers'."""
+    return tuple(dict.fromkeys([*args.keys(), *trainers.keys()]))
+
+
+def resolve_algorithm(index: CheckoutIndex, key: str, args: Registry, trainers: Registry
+                      ) -> Algorithm:
+    return _algorithm(index, key, args.get(key), trainers.get(key))
 
 
 def _algorithm(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
+from collections.abc import Iterator
 
 from ffgen.checkout.view import CheckoutView
 from ffgen.errors import TOO_DEEP
@@ -78,24 +80,25 @@ class SyntaxProblem:
     message: str
 
 
-def walk(node: ast.AST) -> list[ast.AST]:
+def walk(node: ast.AST) -> Iterator[ast.AST]:
     """The nodes of ``ast.walk(node)`` but the expression contexts (``Load``/``Store``/``Del``,
-    a third of a function's nodes; the rules read them as ``.ctx``), in its breadth-first order,
-    made once per node: the rules walk the same methods over and over. Kept on the node itself,
-    so it lives exactly as long as the (shared, never modified) tree."""
-    cached = node.__dict__.get("_ffgen_walk")
-    if cached is not None:
-        return cached
-    out = [node]
-    for current in out:  # the list grows while it is read: breadth first
-        for name in child_fields(current.__class__):
-            value = getattr(current, name, None)
-            if value.__class__ is list:
-                out.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                out.append(value)
-    node._ffgen_walk = out
-    return out
+    a third of a function's nodes; the rules read them as ``.ctx``), in its breadth-first order.
+    The descendants are listed once per node (the rules walk the same methods over and over) and
+    kept on the node itself, so they live exactly as long as the (shared, never modified) tree;
+    the list leaves the node out: a node holding itself would be a reference cycle, and a tree
+    verify is done with would wait for the cyclic collector instead of being freed at once."""
+    rest = node.__dict__.get("_ffgen_walk")
+    if rest is None:
+        out = [node]
+        for current in out:  # the list grows while it is read: breadth first
+            for name in child_fields(current.__class__):
+                value = getattr(current, name, None)
+                if value.__class__ is list:
+                    out.extend(v for v in value if isinstance(v, ast.AST))
+                elif isinstance(value, ast.AST):
+                    out.append(value)
+        rest = node._ffgen_walk = out[1:]
+    return itertools.chain((node,), rest)
 
 
 def children(node: ast.AST) -> list[ast.AST]:
@@ -145,6 +148,20 @@ class CheckoutIndex:
         if dotted not in self._modules:
             self._modules[dotted] = self._load(dotted)
         return self._modules[dotted]
+
+    def loaded(self) -> set[str]:
+        """The dotted names of the modules read so far."""
+        return set(self._modules)
+
+    def forget(self, modules: set[str]) -> None:
+        """Drop what was read of ``modules`` (their trees, classes and parses) so memory holds
+        one batch of algorithms at a time; a later question reads them again. Inheritance
+        orders are keyed by the identity of classes that may now be freed: all are dropped."""
+        for dotted in modules:
+            info = self._modules.pop(dotted, None)
+            if info is not None:
+                self.view.forget(info.path)
+        self._mro.clear()
 
     def module_exists(self, dotted: str) -> bool:
         return any(self.view.exists(p) for p in module_paths(dotted))

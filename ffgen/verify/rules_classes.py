@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ffgen.verify.catalogue import CONTRACT_CONSTANTS, PARADIGMS, finding
 from ffgen.verify.extensions import class_docstring, documents_extension, sanctioned_extensions
-from ffgen.verify.facts import BASE_ARGS, OFFLINE_ARGS, Algorithm, Declared, Facts
+from ffgen.verify.facts import BASE_ARGS, OFFLINE_ARGS, Algorithm, Declared, Facts, class_key
 from ffgen.verify.index import ClassInfo, walk
 from ffgen.verify.model import WARNING, Finding
 
@@ -295,12 +295,12 @@ def check_args_base(facts: Facts) -> Iterator[Finding]:
 
 def check_trainer_type(facts: Facts) -> Iterator[Finding]:
     """FF402: the trainer_type default (and Literal) matches the class's registry keys."""
-    seen: set[int] = set()
+    seen = facts.seen_set("FF402")
     for alg in facts.algorithms:
         a = alg.args_cls
-        if a is None or id(a) in seen:
+        if a is None or class_key(a) in seen:
             continue
-        seen.add(id(a))
+        seen.add(class_key(a))
         found = facts.index.lookup(a, "trainer_type")
         if found is None or found[0].name == BASE_ARGS:
             continue

@@ -13,6 +13,7 @@ from ffgen.verify.facts import (
     HPARAMS_INIT_MODULE,
     Algorithm,
     Facts,
+    class_key,
 )
 from ffgen.verify.index import ClassInfo, ImportBinding
 from ffgen.verify.model import Finding
@@ -92,12 +93,12 @@ def check_args_imports(facts: Facts) -> Iterator[Finding]:
 
 def check_reexports(facts: Facts) -> Iterator[Finding]:
     """FF105 / FF106: each args class is imported and listed in __all__ of both packages."""
-    seen: set[int] = set()
+    seen = facts.seen_set("FF105")
     for alg in facts.algorithms:
         cls = alg.args_cls
-        if cls is None or id(cls) in seen:
+        if cls is None or class_key(cls) in seen:
             continue
-        seen.add(id(cls))
+        seen.add(class_key(cls))
         yield from _reexport(facts, alg, cls, ARGS_INIT_MODULE, "FF105")
         yield from _reexport(facts, alg, cls, HPARAMS_INIT_MODULE, "FF106")
 
@@ -128,13 +129,13 @@ def _reexport(
 
 def check_bases(facts: Facts) -> Iterator[Finding]:
     """FF107: every base of an algorithm's own classes resolves."""
-    seen: set[int] = set()
+    seen = facts.seen_set("FF107")
     for alg in facts.algorithms:
         for cls in (alg.args_cls, alg.trainer_cls):
             for owner in facts.own_classes(cls) if cls is not None else ():
-                if id(owner) in seen:
+                if class_key(owner) in seen:
                     continue
-                seen.add(id(owner))
+                seen.add(class_key(owner))
                 for base in owner.bases:
                     if facts.index.resolve_expr(owner.module, base) is None and not (
                         isinstance(base, ast.Name) and base.id in _BUILTIN_BASES
@@ -184,11 +185,11 @@ def _packages(facts: Facts) -> list[str]:
 
 def _owner(facts: Facts, module: str) -> str | None:
     """The algorithm whose module it was (the registry may still name it), if any."""
-    for alg in facts.algorithms:
-        entry = alg.trainer_entry
+    for key in facts.keys:  # every algorithm, not only this batch's
+        entry = facts.trainer_registry.get(key)
         value = getattr(entry.value, "value", None) if entry is not None else None
         if isinstance(value, str) and value.rpartition(".")[0] == module:
-            return alg.key
+            return key
     return None
 
 
@@ -196,3 +197,6 @@ RULES = (
     check_keys, check_duplicate_keys, check_trainer_paths, check_args_imports, check_reexports,
     check_bases, check_package_imports,
 )
+# Rules over the whole checkout's files rather than over ``facts.algorithms``: run once when
+# verify goes a batch of algorithms at a time.
+CHECKOUT_RULES = (check_duplicate_keys, check_package_imports)

@@ -9,7 +9,8 @@ framework's methods: what ``BaseTrainer`` does is the reference, not a suspect.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 
 from ffgen.verify.catalogue import finding
 from ffgen.verify.facts import Algorithm, Facts
@@ -43,8 +44,15 @@ def call_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
-def calls(node: ast.AST) -> Iterator[ast.Call]:
-    return (n for n in walk(node) if isinstance(n, ast.Call))
+def calls(node: ast.AST) -> Iterable[ast.AST]:
+    """The calls in ``node`` (itself first, if one), as :func:`walk` orders them; listed once
+    per node and kept on it (the rules ask again and again), the node itself left out of the
+    list so that it holds no reference cycle."""
+    inner = node.__dict__.get("_ffgen_calls")
+    if inner is None:
+        inner = node._ffgen_calls = [n for n in walk(node) if isinstance(n, ast.Call)
+                                     and n is not node]
+    return itertools.chain((node,), inner) if isinstance(node, ast.Call) else inner
 
 
 def own_definer(facts: Facts, cls: ClassInfo, name: str, after: ClassInfo | None = None

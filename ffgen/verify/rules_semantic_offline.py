@@ -193,24 +193,31 @@ def _exclusive(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -
 
 
 def _calls_in_context(fn: Function) -> list[tuple[ast.Call, bool, tuple[tuple[int, int], ...]]]:
-    out: list[tuple[ast.Call, bool, tuple[tuple[int, int], ...]]] = []
-
-    def visit(node: ast.AST, loop: bool, path: tuple[tuple[int, int], ...]) -> None:
-        if isinstance(node, ast.If):
-            visit(node.test, loop, path)
-            for s in node.body:
-                visit(s, loop, (*path, (id(node), 0)))
-            for s in node.orelse:
-                visit(s, loop, (*path, (id(node), 1)))
-            return
-        if isinstance(node, ast.Call):
-            out.append((node, loop, path))
-        inner = loop or (isinstance(node, LOOPS) and node is not fn)
-        for child in children(node):
-            visit(child, inner, path)
-
-    visit(fn, False, ())
+    """Each call in ``fn``: inside a loop or not, and its if-branch path; kept on the node (a
+    helper is reached from several entries), holding only nodes below it."""
+    out = fn.__dict__.get("_ffgen_calls_in_context")
+    if out is None:
+        out = fn._ffgen_calls_in_context = []
+        _visit(fn, fn, False, (), out)
     return out
+
+
+# A module function, not a closure: a closure that calls itself is a reference cycle, and it
+# would hold ``out`` (the method's calls) until the cyclic collector runs.
+def _visit(fn: Function, node: ast.AST, loop: bool, path: tuple[tuple[int, int], ...],
+           out: list[tuple[ast.Call, bool, tuple[tuple[int, int], ...]]]) -> None:
+    if isinstance(node, ast.If):
+        _visit(fn, node.test, loop, path, out)
+        for s in node.body:
+            _visit(fn, s, loop, (*path, (id(node), 0)), out)
+        for s in node.orelse:
+            _visit(fn, s, loop, (*path, (id(node), 1)), out)
+        return
+    if isinstance(node, ast.Call):
+        out.append((node, loop, path))
+    inner = loop or (isinstance(node, LOOPS) and node is not fn)
+    for child in children(node):
+        _visit(fn, child, inner, path, out)
 
 
 def _redraw_finding(alg: Algorithm, owner: ClassInfo, fn: Function, line: int,

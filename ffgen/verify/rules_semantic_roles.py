@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from ffgen.verify.catalogue import finding
-from ffgen.verify.facts import Algorithm, Facts
+from ffgen.verify.facts import Algorithm, Facts, class_key
 from ffgen.verify.index import ClassInfo, walk
 from ffgen.verify.model import WARNING, Finding
 
@@ -214,16 +214,16 @@ def _names_rollout_args(expr: ast.expr) -> bool:
 def _branch_cfg(facts: Facts) -> Iterator[Finding]:
     """A CFG scale for an optimize/reference branch, with no get_preprocess_guidance_scale()
     override: at a weak rollout scale no negative condition is encoded for that branch."""
-    seen: set[tuple[int, str]] = set()  # one finding per field, however many classes inherit it
+    seen = facts.seen_set("FF706")  # one finding per field, however many classes inherit it
     for alg in facts.algorithms:
         a = alg.args_cls
         if a is None or facts.own_method(a, PREPROCESS_CFG) is not None:
             continue
         for owner in facts.own_classes(a):
             for name, assign in owner.assigns.items():
-                if (id(owner), name) in seen:
+                if (class_key(owner), name) in seen:
                     continue
-                seen.add((id(owner), name))
+                seen.add((class_key(owner), name))
                 if _is_branch_cfg(name) and not _is_classvar(assign.annotation):
                     yield finding(
                         "FF706", owner.path, assign.line, alg.key,
