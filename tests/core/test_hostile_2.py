@@ -1,0 +1,75 @@
+"""Found by a second fresh hostile probe (issue 31's last line): names and paths that read as
+rich markup, a damaged record that changed another algorithm's verdict, a read-only command
+calling a live writer "stopped", messages quoting a whole huge argument or a line ``None``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_hostile import REGISTRY, ffgen, new, one_line
+from tests.helpers import SPECS
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """As tests/core/test_hostile.py's: a sandbox with `my-grpo` and `my-dpo` generated."""
+    from ffgen.sandbox import create_sandbox
+
+    root = create_sandbox(tmp_path_factory.mktemp("hostile2") / "base")
+    for name, spec in (("my-grpo", "grpo"), ("my-dpo", "offline_dpo")):
+        result = new(root, name, *SPECS[spec])
+        assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.fixture
+def root(base, tmp_path) -> Path:
+    target = tmp_path / "checkout"
+    shutil.copytree(base, target, symlinks=True)
+    return target
+
+
+# --- names and paths that look like rich markup ---------------------------------------------
+
+
+def add_registry_key(root: Path, key: str) -> None:
+    registry = root / REGISTRY
+    text = registry.read_text()
+    entry = f'    "{key}": "nowhere.X",\n'
+    registry.write_text(text.replace('    "my-dpo":', entry + '    "my-dpo":', 1))
+
+
+@pytest.mark.parametrize("command", [["verify"], ["verify", "--fix"], ["list"]])
+def test_a_registry_key_that_reads_as_a_closing_tag_is_printed_as_it_is(root, command):
+    add_registry_key(root, "[/x]")
+    result = ffgen(*command, "--checkout", root)
+    assert result.exit_code in (0, 1), result.output
+    assert "[/x]" in result.stdout
+
+
+def test_a_record_key_that_reads_as_a_closing_tag_is_reported_by_check(root):
+    record = root / ".ffgen/answers/my-dpo.yml"
+    record.write_text(record.read_text() + '"[/x]": 1\n')
+    result = ffgen("check", "--checkout", root)
+    assert result.exit_code == 1
+    assert "unknown key '[/x]' in the record" in result.stdout
+
+
+def test_an_error_quoting_a_closing_tag_is_one_line(root):
+    result = ffgen("update", "[/x]", "--checkout", root)
+    assert result.exit_code == 1
+    assert "[/x] has no ffgen record" in one_line(result)
+
+
+def test_a_checkout_path_that_reads_as_a_closing_tag_is_written_to_and_said(root):
+    inside = root.parent / "co[" / "x]"
+    inside.parent.mkdir()
+    shutil.move(root, inside)
+    result = new(inside, "b", *SPECS["sft"])
+    assert result.exit_code == 0, result.output
+    assert f"file(s) written under {inside.resolve()}" in result.stdout
+    removed = ffgen("remove", "b", "--checkout", inside)
+    assert removed.exit_code == 0 and f"changed under {inside.resolve()}" in removed.stdout
