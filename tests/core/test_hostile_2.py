@@ -73,3 +73,17 @@ def test_a_checkout_path_that_reads_as_a_closing_tag_is_written_to_and_said(root
     assert f"file(s) written under {inside.resolve()}" in result.stdout
     removed = ffgen("remove", "b", "--checkout", inside)
     assert removed.exit_code == 0 and f"changed under {inside.resolve()}" in removed.stdout
+
+
+# --- one damaged record changes nothing about another algorithm ---------------------------------
+
+
+@pytest.mark.parametrize("damage", ["answers: 5\nx:\n", "answers: [a]\nx:\n"])
+def test_a_damaged_record_leaves_other_algorithms_checked_as_before(root, damage):
+    record = root / ".ffgen/answers/my-dpo.yml"
+    record.write_text(record.read_text().replace("answers:\n", damage, 1))
+    result = ffgen("check", "--checkout", root)
+    assert result.exit_code == 1
+    lines = {line.split()[1].rstrip(":"): line for line in result.stdout.splitlines()}
+    assert lines["my-grpo"].startswith("ok"), result.stdout
+    assert lines["my-dpo"].startswith("FAIL")
