@@ -4,6 +4,7 @@ calling a live writer "stopped", messages quoting a whole huge argument or a lin
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -87,3 +88,41 @@ def test_a_damaged_record_leaves_other_algorithms_checked_as_before(root, damage
     lines = {line.split()[1].rstrip(":"): line for line in result.stdout.splitlines()}
     assert lines["my-grpo"].startswith("ok"), result.stdout
     assert lines["my-dpo"].startswith("FAIL")
+
+
+# --- a read-only command beside a writer that runs --------------------------------------------
+
+
+def test_a_read_only_command_does_not_call_a_running_writer_stopped(root):
+    import subprocess
+    import sys
+
+    from ffgen.write.journal import Entry, begin, new_journal
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        from ffgen.write import journal
+
+        writer = journal.this_writer(sleeper.pid)
+        begin(root, new_journal("b", [Entry("x.txt", None, None, "0" * 64)], []), 0o644)
+        path = root / ".ffgen/journal.json"
+        data = json.loads(path.read_text())
+        data["writer"] = {"host": writer.host, "boot": writer.boot, "pid": writer.pid,
+                          "start": writer.start}
+        path.write_text(json.dumps(data))
+        result = ffgen("check", "--checkout", root)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert result.exit_code == 1
+    line = one_line(result)
+    assert f"ffgen process {sleeper.pid} is writing 'b' now" in line and "stopped" not in line
+
+
+def test_a_nul_byte_in_a_module_is_refused_without_a_line_none(root):
+    registry = root / REGISTRY
+    registry.write_bytes(registry.read_bytes() + b"# a\x00b\n")
+    result = new(root, "b", *SPECS["sft"])
+    assert result.exit_code == 1
+    line = one_line(result)
+    assert f"{REGISTRY}: does not parse" in line and ":None:" not in line
