@@ -1,6 +1,7 @@
 """Found by a second fresh hostile probe (issue 31's last line): names and paths that read as
 rich markup, a damaged record that changed another algorithm's verdict, a read-only command
-calling a live writer "stopped", messages quoting a whole huge argument or a line ``None``."""
+calling a live writer "stopped", messages quoting a whole huge argument or a line ``None``, a
+key too long for a file name."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_hostile import REGISTRY, ffgen, new, one_line
+from tests.core.test_hostile import REGISTRY, ffgen, new, one_line, tree
 from tests.helpers import SPECS
 
 
@@ -126,3 +127,31 @@ def test_a_nul_byte_in_a_module_is_refused_without_a_line_none(root):
     assert result.exit_code == 1
     line = one_line(result)
     assert f"{REGISTRY}: does not parse" in line and ":None:" not in line
+
+
+# --- an error line quotes a huge argument bounded ---------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["param", "add", "my-dpo", "x:str=" + "y" * 100_000],
+    ["param", "add", "my-dpo", "y" * 100_000 + ":int=1"],
+    ["update", "y" * 100_000],
+    ["list", "--format", "y " * 50_000],
+])
+def test_an_error_line_quotes_a_huge_argument_bounded(root, args):
+    result = ffgen(*args, "--checkout", root)
+    assert result.exit_code in (1, 2)
+    line = one_line(result)
+    assert len(line) < 4100 and "characters)..." in line
+
+
+@pytest.mark.parametrize("command", [["update"], ["remove"], ["remove", "--force"],
+                                     ["param", "add", "zz:int=1"], ["param", "remove", "zz"]])
+def test_a_key_too_long_for_a_file_name_is_no_traceback(root, command):
+    before = tree(root)
+    args = [*command[:-1], "k" * 300, command[-1]] if command[0] == "param" else [
+        command[0], "k" * 300, *command[1:]]
+    result = ffgen(*args, "--checkout", root)
+    assert result.exit_code in (1, 2)
+    assert "k" * 100 in one_line(result)
+    assert tree(root) == before
