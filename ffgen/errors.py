@@ -30,6 +30,26 @@ class FfgenError(Exception):
         return str(self.args[0])
 
 
+# The error line quotes what it was given (a name, a spec, a path): a 100,000-character argument
+# came back whole, twice. A word is cut in its middle past WORD characters, the line past LINE
+# (the head names the problem, the tail says the fix, so both stay).
+WORD, LINE = 300, 4000
+
+
+def bounded(message: str) -> str:
+    """``message`` for the one error line: no word over ``WORD``, at most ``LINE`` characters."""
+    import re
+
+    def cut(match: re.Match) -> str:
+        word = match.group(0)
+        return f"{word[: WORD // 2]}...({len(word)} characters)...{word[-WORD // 4:]}"
+
+    text = re.sub(rf"\S{{{WORD + 1},}}", cut, message)
+    if len(text) <= LINE:
+        return text
+    return f"{text[: LINE // 2]} ...({len(text)} characters)... {text[-LINE // 4:]}"
+
+
 class UsageError(FfgenError):
     """Bad flags or answers (exit 2)."""
 

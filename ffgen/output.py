@@ -95,6 +95,19 @@ class PlainConsole:
         return getattr(self.rich, name)
 
 
+def escape(value: object) -> str:
+    """``value`` as text rich prints as it is: a ``[`` that would open or close a style tag is
+    escaped. Names and paths come from the user and the checkout (a registry key ``[/x]``, a
+    folder ``co[/x]``), and rich refuses a closing tag it did not open with a traceback. Text
+    without ``[`` needs no escaping, so rich is imported only for text that has one."""
+    text = str(value)
+    if "[" not in text:
+        return text
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def _plain(obj: object) -> str | None:
     """``obj``'s markup without its tags, or None where rich would print something else."""
     if not isinstance(obj, str) or _CHANGED.search(obj) or _EMOJI.search(obj):
@@ -141,8 +154,8 @@ def show_changes(console: Console, plan: Plan, *, diffs: bool) -> None:
         notes = [change.note] if change.note else []
         if is_record(change.path):
             notes.append(f"ffgen record, {_size_text(record_size(change))}")
-        note = f" [dim]({'; '.join(notes)})[/dim]" if notes else ""
-        console.print(f"  [{style}]{change.status.value:<9}[/{style}] {change.path}{note}")
+        note = f" [dim]({escape('; '.join(notes))})[/dim]" if notes else ""
+        console.print(f"  [{style}]{change.status.value:<9}[/{style}] {escape(change.path)}{note}")
     if diffs:
         shown = (Status.CREATE, Status.UPDATE, Status.CONFLICT, Status.DELETE)
         for change in plan.changes:

@@ -270,5 +270,7 @@ def _show_and_write(
         # Plain print, not rich: on a terminal rich would colour and wrap the JSON.
         print(json.dumps(skill_json(root, plan, dry_run, remove), indent=2))
     elif not dry_run:
-        console.print(f"{len(written)} file(s) written under {root}")
+        from ffgen.output import escape
+
+        console.print(f"{len(written)} file(s) written under {escape(root)}")
     return EXIT_OK

@@ -179,10 +179,14 @@ def lost_output() -> str | None:
 def print_error(exc) -> int:
     """The one ``error:`` line for an :class:`~ffgen.errors.FfgenError`; its exit code."""
     from rich.console import Console
+    from rich.markup import escape
+
+    from ffgen.errors import bounded
 
     error_reported()  # the error line is the one line, lost output or not
+    # escaped: the message quotes names and paths, which may hold what reads as a style tag
     Console(stderr=True, highlight=False, soft_wrap=True).print(
-        f"[bold red]error:[/bold red] {exc.message}", markup=True
+        f"[bold red]error:[/bold red] {escape(bounded(exc.message))}", markup=True
     )
     return exc.exit_code
 

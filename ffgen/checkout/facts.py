@@ -38,10 +38,9 @@ def parse_module(view: CheckoutView, rel: str) -> ast.Module:
         raise RefusedError(f"{rel} is missing from the checkout; ffgen needs it")
     try:
         return view.python_tree(rel, text)
-    except SyntaxError as exc:
-        raise RefusedError(
-            f"{rel}:{exc.lineno}: does not parse ({exc.msg}); fix it first"
-        ) from None
+    except SyntaxError as exc:  # (a NUL byte: no line number)
+        where = f"{rel}:{exc.lineno}" if exc.lineno else rel
+        raise RefusedError(f"{where}: does not parse ({exc.msg}); fix it first") from None
     except (RecursionError, MemoryError):
         raise RefusedError(f"{rel}: {TOO_DEEP}; simplify it first") from None
 

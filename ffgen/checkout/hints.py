@@ -119,8 +119,12 @@ def _examples(view: CheckoutView) -> tuple[ExampleSettings, ...]:
         settings = _settings(example.path, example.data)
         if settings is not None:
             answers = answers_on_record(view, settings.trainer_type)
+            # A record too damaged to read still marks the example as generated: read as
+            # hand-written, it became a base for other algorithms' examples, and one broken
+            # record made `check` call an untouched algorithm behind its templates.
+            generated = bool(answers) or _has_record(view, settings.trainer_type)
             found.append(replace(settings, kind=_kind(settings.trainer_type, answers),
-                                 generated=bool(answers)))
+                                 generated=generated))
     return tuple(found)
 
 
@@ -140,6 +144,12 @@ def _kind(trainer_type: str, answers: dict) -> str:
     supervision = str(answers.get("supervision", ""))
     return "record" if supervision.startswith("record:") else _SUPERVISION_KINDS.get(
         supervision, "record")
+
+
+def _has_record(view: CheckoutView, key: str) -> bool:
+    from ffgen.store.records import answers_path
+
+    return "/" not in key and view.exists(answers_path(key))
 
 
 def answers_on_record(view: CheckoutView, key: str) -> dict:

@@ -7,6 +7,7 @@ without writing it (an :class:`Overlay`).
 from __future__ import annotations
 
 import ast
+import errno
 import fnmatch
 import os
 import stat
@@ -72,6 +73,10 @@ class CheckoutView:
             raise RefusedError(
                 f"{rel} cannot be read (permission denied); make it readable and re-run"
             ) from None
+        except OSError as exc:  # a name too long for the file system (a 300-character key)
+            if exc.errno == errno.ENAMETOOLONG:
+                return None
+            raise
 
     def exists(self, rel: str) -> bool:
         try:

@@ -279,7 +279,7 @@ def _answered(a: Answers, prop: str, value: object, how: str, sources: Sources |
 
 def _model_type(a, model_types, ask, say, model_default, sources) -> Answers:
     if len(model_types) == 1:  # one possible answer: nothing to ask
-        say(f"skipping {only_model_type(model_types[0])}")
+        say(f"skipping {_escape(only_model_type(model_types[0]))}")
         return _answered(a, "model_type", model_types[0], FORCED, sources)
     default = model_default if model_default in model_types else None
     q = Question("model_type", "Model type for the example config.", model_types, str)
@@ -366,18 +366,27 @@ def _ask_until_valid(question: Question, default, ask, say) -> tuple[object, str
         how = GIVEN
         if text is None or not str(text).strip():
             if shown is None:
-                say(f"[red]{question.prop} has no default: {_what_to_type(question)}[/red]")
+                what = _escape(_what_to_type(question))
+                say(f"[red]{question.prop} has no default: {what}[/red]")
                 continue
             text, how = str(shown), DEFAULTED
         try:
             value = question.parse(text)
         except UsageError as exc:
-            say(f"[red]{exc.message}[/red]")
+            say(f"[red]{_escape(exc.message)}[/red]")  # it quotes the reply
             continue
         if question.choices and question.prop == "model_type" and value not in question.choices:
-            say(f"[red]choose one of {', '.join(question.choices)}[/red]")
+            say(f"[red]choose one of {_escape(', '.join(question.choices))}[/red]")
             continue
         return value, how
+
+
+def _escape(text: str) -> str:
+    """``text`` for ``say`` (rich markup): a reply or a model type may hold a ``[/x]``, which
+    rich would read as a closing tag and refuse with a traceback."""
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def _what_to_type(question: Question) -> str:

@@ -32,7 +32,7 @@ from ffgen.generate.plan import (
     docs_markers,
     docs_section,
 )
-from ffgen.output import files_json, show_changes
+from ffgen.output import escape, files_json, show_changes
 
 if TYPE_CHECKING:
     from rich.console import Console  # output_console may give a PlainConsole (same output)
@@ -101,7 +101,7 @@ def _like_source(view, req: NewRequest, facts: CheckoutFacts, console: Console, 
         return None
     answers = like_answers_for(source, req.flags, facts.model_types, sources)
     if req.fmt == "text":
-        console.print(f"[dim]{source_line(source, answers)}[/dim]", highlight=False)
+        console.print(f"[dim]{escape(source_line(source, answers))}[/dim]", highlight=False)
     return source, answers
 
 
@@ -114,7 +114,7 @@ def _like_inputs(view, like, ctx, console: Console | None):
 
     note = example_note(like[0], ctx.model_type, ctx.finetune_type, ctx.base_example)
     if note and console is not None:
-        console.print(f"[dim]{note}[/dim]", highlight=False)
+        console.print(f"[dim]{escape(note)}[/dim]", highlight=False)
     return like_inputs(view, like[0], ctx)
 
 
@@ -230,7 +230,7 @@ def gather_answers(
         answers, notes = interview.complete_non_interactive(answers, facts.model_types, sources)
         if req.fmt == "text":  # JSON output stays machine-readable
             for note in notes:
-                console.print(f"[dim]forced: {note}[/dim]")
+                console.print(f"[dim]forced: {escape(note)}[/dim]")
         return answers
     return interview.interview(
         answers, facts.model_types, _asker(console), console.print, model_default, sources
@@ -249,7 +249,7 @@ def _asker(console: Console):
         console.print(line, soft_wrap=False)
         many = len(question.choices) > MANY_CHOICES
         for number, choice in enumerate(question.choices if many else (), start=1):
-            console.print(f"  {number:>2}. {choice}", highlight=False)
+            console.print(f"  {number:>2}. {escape(choice)}", highlight=False)
         label = "number or name" if many else "|".join(question.choices)
         shown = f" ({default})" if default not in (None, "") else ""
         prompt = Text.assemble(f"  {label}", (shown, "bold cyan"))

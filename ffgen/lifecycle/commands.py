@@ -15,7 +15,7 @@ from rich.console import Console
 from ffgen.checkout.view import CheckoutView, find_root
 from ffgen.errors import EXIT_OK, EXIT_REFUSED, RefusedError, UsageError
 from ffgen.generate.plan import Plan
-from ffgen.output import files_json, print_plain_json, show_changes, show_conflicts
+from ffgen.output import escape, files_json, print_plain_json, show_changes, show_conflicts
 from ffgen.write.journal import holding
 
 TEXT_JSON = ("text", "json")
@@ -62,6 +62,7 @@ def run_list(checkout: Path | None, fmt: str, console: Console | None = None) ->
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for number, row in enumerate(rows):
         line = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        line = escape(line)  # keys and categories are the checkout's (a key `[/x]`)
         console.print(f"[bold]{line}[/bold]" if number == 0 else line, highlight=False)
     return EXIT_OK
 
@@ -123,7 +124,7 @@ def _show_and_apply(
 
         written = apply_plan(root, plan)
         if fmt == "text":
-            console.print(f"{len(written)} file(s) changed under {root}")
+            console.print(f"{len(written)} file(s) changed under {escape(root)}")
     if fmt == "json":
         print_plain_json({"algorithm": plan.key, "command": verb, "dry_run": dry_run,
                           "written": not dry_run, "files": files_json(plan), **(extra or {})})
@@ -183,7 +184,8 @@ def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: 
         show_conflicts(console, conflicts)
         verb = "would be written" if dry_run else "written"
         console.print(
-            f"[bold red]{len(conflicts)} conflict(s)[/bold red] {verb} as markers in {where}: "
+            f"[bold red]{len(conflicts)} conflict(s)[/bold red] {verb} as markers in "
+            f"{escape(where)}: "
             "resolve them, then run `ffgen check`"
         )
     return EXIT_REFUSED
@@ -214,7 +216,7 @@ def run_check(checkout: Path | None, fmt: str, console: Console | None = None) -
         for s in states:
             problem = found[s.key]
             mark = "[red]FAIL[/red]" if problem else "[green]ok[/green]  "
-            console.print(f"{mark} {s.key}" + (f": {problem}" if problem else ""))
+            console.print(f"{mark} {escape(s.key)}" + (f": {escape(problem)}" if problem else ""))
         if not states:
             console.print("no generated algorithms in this checkout")
     return EXIT_REFUSED if problems else EXIT_OK

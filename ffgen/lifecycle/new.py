@@ -12,7 +12,7 @@ from ffgen.classify.model import Classification
 from ffgen.errors import EXIT_OK, RefusedError, UsageError
 from ffgen.generate.changes import Plan
 from ffgen.generate.new import NewRequest, conflict_message, plan_json, prepare_new, show_plan
-from ffgen.output import output_console, print_plain_json
+from ffgen.output import escape, output_console, print_plain_json
 from ffgen.write.apply import apply_plan
 from ffgen.write.journal import holding
 
@@ -62,7 +62,7 @@ def _show_and_write_new(
         extra = {"next": steps.as_dict()} if steps is not None else {}
         print_plain_json({**data, "dry_run": req.dry_run, "written": not req.dry_run, **extra})
     elif steps is not None:
-        console.print(f"{len(written)} file(s) written under {root}")
+        console.print(f"{len(written)} file(s) written under {escape(root)}")
         for line in steps.lines():
-            console.print(line, highlight=False)
+            console.print(escape(line), highlight=False)
     return EXIT_OK

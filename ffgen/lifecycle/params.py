@@ -32,6 +32,7 @@ from ffgen.generate.param_code import ParamView, check_params, param_view
 from ffgen.generate.plan import FileChange, Plan, Status, docs_markers, docs_section
 from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
+from ffgen.output import escape
 from ffgen.store.read import read_record
 from ffgen.store.records import Record, RecordedFile
 from ffgen.write.journal import holding
@@ -82,7 +83,8 @@ def run_param(
         if planned.reads and fmt == "text":
             console.print(
                 f"[yellow]--force: left reading a removed param:[/yellow] "
-                f"{'; '.join(r.describe() for r in planned.reads)} (AttributeError when it runs; "
+                f"{escape('; '.join(r.describe() for r in planned.reads))} "
+                "(AttributeError when it runs; "
                 "`ffgen verify` reports it as FF708)", highlight=False)
         return code
 

@@ -120,13 +120,13 @@ def print_fix_text(result, root: Path, dry_run: bool) -> None:
     console = Console(highlight=False, soft_wrap=True)
     for x in result.fixed:
         f = x.finding
-        console.print(f"[green]fixed[/] {f.rule_id} {f.algorithm or '(checkout)'}: "
-                      f"{escape(x.what)} [dim]({x.path})[/]")
+        console.print(f"[green]fixed[/] {f.rule_id} {escape(f.algorithm or '(checkout)')}: "
+                      f"{escape(x.what)} [dim]({escape(x.path)})[/]")
     for x in result.left:
         f = x.finding
         style = "red" if f.severity == "error" else "yellow"
-        console.print(f"[{style}]left[/]  {f.rule_id} {f.algorithm or '(checkout)'} "
-                      f"[cyan]{f.location}[/]: {escape(f.message)}\n"
+        console.print(f"[{style}]left[/]  {f.rule_id} {escape(f.algorithm or '(checkout)')} "
+                      f"[cyan]{escape(f.location)}[/]: {escape(f.message)}\n"
                       f"      [dim]why: {escape(x.reason)}[/]")
     if dry_run:
         from ffgen.output import print_diff
@@ -213,6 +213,7 @@ def print_text(report, root: Path) -> None:
         print(_summary(report))
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -220,14 +221,15 @@ def print_text(report, root: Path) -> None:
     for f in report.findings:
         groups.setdefault(f.algorithm or "(checkout)", []).append(f)
     for name, findings in groups.items():
-        table = Table(title=f"[bold]{name}[/]", title_justify="left", show_lines=True)
+        # escaped: keys, paths and messages are the checkout's (a registry key `[/x]`)
+        table = Table(title=f"[bold]{escape(name)}[/]", title_justify="left", show_lines=True)
         table.add_column("rule", no_wrap=True)
         table.add_column("where / what / fix", overflow="fold")
         for f in findings:
             style = "red" if f.severity == "error" else "yellow"
             table.add_row(
                 f"[{style}]{f.rule_id}\n{f.severity}[/]",
-                f"[cyan]{f.location}[/]\n{f.message}\n[dim]fix: {f.fix}[/]",
+                f"[cyan]{escape(f.location)}[/]\n{escape(f.message)}\n[dim]fix: {escape(f.fix)}[/]",
             )
         console.print(table)
     console.print(_summary(report))

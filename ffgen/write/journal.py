@@ -201,9 +201,9 @@ def allowed_mode(mode: int) -> int:
 
 
 def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{value!r} is not text")
-    return value
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{value!r} is not text")
 
 
 def _unreadable(why: str) -> RefusedError:
@@ -251,20 +251,23 @@ def _stopped(journal: Journal) -> str:
 def _refuse_anothers(journal: Journal) -> None:
     """Settle only what a dead process of this machine left: a journal is no file to commit,
     and one from elsewhere (a clone, a malicious commit) must never rewrite files here."""
-    here = this_writer(journal.writer.pid)
-    if journal.writer.host != here.host:
+    if journal.writer.host != _host():
         raise RefusedError(
             f"{JOURNAL_PATH} was written on another machine ({quoted(journal.writer.host)}), "
             "not this one; ffgen settles only its own journals, which are never committed: "
             "delete it (and take it out of version control)"
         )
-    # (this very process: a journal its own earlier apply left, which nothing else writes)
-    alive = here.boot == journal.writer.boot and here.start == journal.writer.start != ""
-    if alive and journal.writer.pid != os.getpid():
+    if _still_writing(journal):
         raise RefusedError(
             f"{JOURNAL_PATH} belongs to ffgen process {journal.writer.pid}, which still runs: "
             "wait for it to end, then run ffgen again"
         )
+
+
+def _still_writing(journal: Journal) -> bool:  # (another process of this machine, running)
+    here, writer = this_writer(journal.writer.pid), journal.writer
+    alive = (here.host, here.boot, here.start) == (writer.host, writer.boot, writer.start)
+    return alive and writer.start != "" and writer.pid != os.getpid()
 
 
 def pending_refusal(root: Path) -> RefusedError | None:
@@ -273,6 +276,9 @@ def pending_refusal(root: Path) -> RefusedError | None:
     journal = load(root.resolve())
     if journal is None:
         return None
+    if _still_writing(journal):  # not "stopped": it is writing as this command reads
+        return RefusedError(f"ffgen process {journal.writer.pid} is writing "
+                            f"{quoted(journal.key)} now; run this again when it has finished")
     return RefusedError(
         f"{_stopped(journal)} {quoted(journal.key)} (its journal {JOURNAL_PATH} is still "
         "there); a read-only command or dry run never settles it: the next ffgen command "
