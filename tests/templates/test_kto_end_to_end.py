@@ -4,6 +4,10 @@ objective markers; its generated suite passes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from _checkout import copy_sandbox, new_algorithm, run_train
 
 KTO_FLAGS = ["--acquisition", "dataset", "--supervision", "record:Judged(label:bool)",
@@ -47,3 +51,24 @@ def test_kto_from_one_command_trains_and_passes_its_suite(tmp_path, suite_server
     )
     assert suite.returncode == 0, suite.stdout[-4000:] + suite.stderr[-2000:]
     assert " passed" in suite.stdout and "failed" not in suite.stdout
+
+
+def test_the_whole_suite_runs_as_a_user_runs_it_without_hanging(tmp_path):
+    """The suite's printed `test:` command, in a fresh interpreter on a machine with several
+    cores (no OMP_NUM_THREADS=1 as the suite server sets): the two-rank checks fork after earlier
+    checks have used torch's thread pool, and a forked worker that used it waited forever."""
+    root = copy_sandbox(tmp_path / "checkout")
+    new_algorithm(root, "my-kto", KTO_FLAGS)
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "OMP_NUM_THREADS": "2",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    try:
+        suite = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0",
+             "tests/trainers/test_my_kto.py"],
+            cwd=root, env=env, capture_output=True, text=True, timeout=240, check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        output = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+        raise AssertionError(f"the generated suite hung after: {output[-1500:]}") from None
+    assert suite.returncode == 0, suite.stdout[-4000:] + suite.stderr[-2000:]
+    assert "failed" not in suite.stdout and "skipped" not in suite.stdout

@@ -53,6 +53,7 @@ import json
 import math
 import multiprocessing
 import re
+import time
 from collections import defaultdict
 from collections.abc import Mapping
 from contextlib import contextmanager, nullcontext
@@ -1128,6 +1129,7 @@ class AlgorithmChecks:
 
 
 _TWO_RANKS: dict[type, list] = {}  # per test class: what its two worker processes saved
+TWO_RANK_TIMEOUT_S = 300.0  # two ranks take seconds; minutes mean they wait on each other
 
 
 def _launch_two_ranks(checks, out):
@@ -1137,15 +1139,30 @@ def _launch_two_ranks(checks, out):
     # fork (where the platform has it) starts the workers without re-importing torch
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     try:
-        torch.multiprocessing.start_processes(
+        workers = torch.multiprocessing.start_processes(
             _two_rank_worker,
             args=(checks, 2, str(out / "init"), str(out), sharded),
             nprocs=2,
+            join=False,
             start_method=method,
         )
     except (OSError, PermissionError) as exc:
         pytest.skip(f"this platform cannot start worker processes: {exc}")
+    _join_or_fail(workers, TWO_RANK_TIMEOUT_S)
     return [torch.load(out / f"rank{rank}.pt") for rank in (0, 1)]
+
+
+def _join_or_fail(workers, timeout):
+    """Wait for the two workers; a worker that hangs fails the check instead of the run."""
+    deadline = time.monotonic() + timeout
+    while not workers.join(timeout=1.0):
+        if time.monotonic() > deadline:
+            for process in workers.processes:
+                process.kill()
+            pytest.fail(
+                f"the two worker processes did not finish within {timeout:.0f} s "
+                "(a deadlock in a collective or in a forked thread pool)"
+            )
 
 
 def _import_fsdp2():
@@ -1198,6 +1215,10 @@ def _sharded_step(checks, rank, world_size):
 
 
 def _two_rank_worker(rank, checks, world_size, init_file, out_dir, sharded):
+    # A forked worker must not use the intra-op thread pool the parent may have started in
+    # earlier tests: that pool does not survive fork and its first parallel op would wait
+    # forever (as torch's own DataLoader workers do, run single-threaded).
+    torch.set_num_threads(1)
     torch.distributed.init_process_group(
         "gloo", init_method=f"file://{init_file}", rank=rank, world_size=world_size
     )
