@@ -331,6 +331,14 @@ def test_output_to_a_full_device_is_one_line_and_writes_nothing(root, command):
     assert tree(root) == before
 
 
+def _default_ctrl_c() -> None:
+    """Ctrl+C as a terminal delivers it: a test run started in the background (``pytest &``,
+    nohup) has SIGINT ignored, and a child inherits that, so the signal would do nothing."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("command", [["check"], ["list"], ["verify"], ["verify", "--fix"],
                                      ["update", "my-dpo"]])
 def test_ctrl_c_exits_130_with_one_line(root, command):
@@ -348,7 +356,8 @@ def test_ctrl_c_exits_130_with_one_line(root, command):
     for fraction in (0.5, 0.35, 0.65, 0.2, 0.8, 0.5):
         if 130 in outcomes:
             break
-        proc = subprocess.Popen(argv, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=_default_ctrl_c)
         time.sleep(whole * fraction)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
