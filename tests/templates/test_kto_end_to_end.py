@@ -5,6 +5,7 @@ objective markers; its generated suite passes."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -61,14 +62,18 @@ def test_the_whole_suite_runs_as_a_user_runs_it_without_hanging(tmp_path):
     new_algorithm(root, "my-kto", KTO_FLAGS)
     env = {**os.environ, "PYTHONPATH": str(root / "src"), "OMP_NUM_THREADS": "2",
            "PYTHONDONTWRITEBYTECODE": "1"}
-    try:
-        suite = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0",
-             "tests/trainers/test_my_kto.py"],
-            cwd=root, env=env, capture_output=True, text=True, timeout=240, check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        output = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
-        raise AssertionError(f"the generated suite hung after: {output[-1500:]}") from None
-    assert suite.returncode == 0, suite.stdout[-4000:] + suite.stderr[-2000:]
-    assert "failed" not in suite.stdout and "skipped" not in suite.stdout
+    # its own session, so that a hang is ended with the rank workers it forked
+    with subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0",
+         "tests/trainers/test_my_kto.py"],
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    ) as suite:
+        try:
+            stdout, stderr = suite.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            os.killpg(suite.pid, signal.SIGKILL)
+            stdout, _ = suite.communicate()
+            raise AssertionError(f"the generated suite hung after: {stdout[-1500:]}") from None
+    assert suite.returncode == 0, stdout[-4000:] + stderr[-2000:]
+    assert "failed" not in stdout and "skipped" not in stdout
