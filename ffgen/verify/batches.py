@@ -27,6 +27,11 @@ from ffgen.verify.facts import (
 from ffgen.verify.index import CheckoutIndex
 
 BATCH = 32
+# Up to this many algorithms are analysed in one pass, held whole (about 390 KB each, so at most
+# some 80 MB): batching costs time (the aliases' pre-pass parses the args modules a second time,
+# examples are read light and composed again for a line) that only pays for itself in memory
+# at scale; it made a checkout of 44 algorithms a third slower to verify.
+WHOLE = 200
 GC_YOUNG = 100_000  # allocations between two young collections while analysing (700 usually)
 
 
@@ -57,13 +62,15 @@ def fewer_collections() -> Iterator[None]:
 
 def batches(index: CheckoutIndex, size: int | None = None, *, examples: bool = False
             ) -> Iterator[Batch]:
-    """The algorithms of ``index`` in registry order, ``size`` at a time (all in one batch when
-    there are no more than ``size``: whole facts, nothing forgotten). ``examples``: give each
-    batch's facts the example configs that name its algorithms."""
+    """The algorithms of ``index`` in registry order, ``size`` (default :data:`BATCH`) at a
+    time; all in one batch, whole facts and nothing forgotten, when there are no more than
+    ``size`` or, by default, :data:`WHOLE`. ``examples``: give each batch's facts the example
+    configs that name its algorithms."""
+    whole = size or max(BATCH, WHOLE)
     size = size or BATCH
     args, trainers = read_registries(index)
     keys = registered_keys(args, trainers)
-    if len(keys) <= size:
+    if len(keys) <= whole:
         yield Batch(Facts(index, args, trainers,
                           tuple(resolve_algorithm(index, k, args, trainers) for k in keys)), True)
         return

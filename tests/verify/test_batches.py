@@ -42,12 +42,12 @@ def _many_defects(checkout) -> int:
 
 
 def _report(checkout, size: int, algorithm: str | None = None):
-    original = batches_module.BATCH
-    batches_module.BATCH = size
+    original = batches_module.BATCH, batches_module.WHOLE
+    batches_module.BATCH = batches_module.WHOLE = size
     try:
         report = run_verify(CheckoutView(checkout.root), algorithm=algorithm)
     finally:
-        batches_module.BATCH = original
+        batches_module.BATCH, batches_module.WHOLE = original
     return report.findings, report.suppressed, report.algorithms
 
 
@@ -69,6 +69,7 @@ def test_batches_find_what_one_pass_finds_for_one_algorithm(checkout, key):
 def test_list_in_batches_shows_what_one_pass_shows(checkout, monkeypatch):
     whole = checkout_states(CheckoutView(checkout.root))
     monkeypatch.setattr(batches_module, "BATCH", 1)
+    monkeypatch.setattr(batches_module, "WHOLE", 1)
     assert checkout_states(CheckoutView(checkout.root)) == whole
     assert {s.contract for s in whole} - {None} and {s.category for s in whole} - {None}
 
