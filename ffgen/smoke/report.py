@@ -139,6 +139,36 @@ def time_ratio(a, b) -> float | None:
     return ta / tb if ta and tb else None
 
 
+# The config sections whose settings shape the figures; trainer_type names the algorithm itself.
+SETTING_SECTIONS = ("model", "scheduler", "train")
+NAMING = frozenset({"train.trainer_type"})
+
+
+def setting_differences(a, b) -> list[dict]:
+    """The settings in which the two runs' configs (after the smoke overrides) differ: a
+    different ``kl_beta`` or ``clip_range`` in the two examples is reason enough for different
+    figures, and the table alone cannot say so."""
+    fa, fb = _settings(a.plan.config), _settings(b.plan.config)
+    return [{"key": k, "a": fa.get(k), "b": fb.get(k)}
+            for k in sorted(fa.keys() | fb.keys()) if k not in NAMING and fa.get(k) != fb.get(k)]
+
+
+def _settings(config: dict) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for name, item in value.items():
+                walk(f"{prefix}.{name}", item)
+        else:
+            out[prefix] = value
+
+    for section in SETTING_SECTIONS:
+        if isinstance(config.get(section), dict):
+            walk(section, config[section])
+    return out
+
+
 def print_compare(a, b) -> None:
     print(f"\ncompare {a.plan.key} with {b.plan.key} (same seed, data and tiny model):")
     print(f"  {'step':>4}  {'figure':<10}  {a.plan.key[:14]:>14}  {b.plan.key[:14]:>14}  judgement")
@@ -150,6 +180,11 @@ def print_compare(a, b) -> None:
     ratio = time_ratio(a, b)
     if ratio is not None:
         print(f"  median step time ratio {a.plan.key}/{b.plan.key}: {ratio:.2f}")
+    settings = setting_differences(a, b)
+    if settings:
+        print(f"  settings that differ between the two examples ({len(settings)}):")
+        for d in settings:
+            print(f"    {d['key']}: {_short(d['a'])} vs {_short(d['b'])}")
 
 
 def compare_verdict(a, b) -> str | None:
@@ -157,11 +192,17 @@ def compare_verdict(a, b) -> str | None:
         return (f"{a.plan.key} took {len(a.steps)} optimizer steps, {b.plan.key} "
                 f"{len(b.steps)}: not comparable step by step")
     differ = [r for r in comparison(a, b) if r["judgement"] == "different"]
-    if differ:
-        r = differ[0]
-        return (f"{len(differ)} figures differ between {a.plan.key} and {b.plan.key}, first "
-                f"{r['figure']} at step {r['step']} ({_fmt(r['a'])} vs {_fmt(r['b'])})")
-    return None
+    if not differ:
+        return None
+    r = differ[0]
+    message = (f"{len(differ)} figures differ between {a.plan.key} and {b.plan.key}, first "
+               f"{r['figure']} at step {r['step']} ({_fmt(r['a'])} vs {_fmt(r['b'])})")
+    settings = setting_differences(a, b)
+    if settings:
+        names = ", ".join(d["key"] for d in settings[:3]) + (", ..." if len(settings) > 3 else "")
+        message += (f"; their examples also differ in {len(settings)} setting(s) ({names}): "
+                    "give both the same settings to compare the objectives alone")
+    return message
 
 
 def _run_json(run) -> dict:
@@ -179,5 +220,6 @@ def as_json(runs: list) -> dict:
     out: dict[str, Any] = {"runs": [_run_json(r) for r in runs]}
     if len(runs) == 2:
         out["compare"] = {"rows": comparison(*runs), "time_ratio": time_ratio(*runs),
+                          "settings_differ": setting_differences(*runs),
                           "verdict": compare_verdict(*runs) or "equal"}
     return out
