@@ -12,7 +12,6 @@ or checks stays as it is, so the edit is idempotent and a copy of SFT is left un
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from ffgen.edits._imports import add_name
 from ffgen.edits._module import top_level_class
@@ -22,10 +21,51 @@ from ffgen.errors import RefusedError
 
 HELP = "Registry key selecting this algorithm (fixed)."
 LINE_LIMIT = 100
-_SELF_TRAINER_TYPE = m.Attribute(value=m.Name("self"), attr=m.Name("trainer_type"))
-_SUPER_POST_INIT = m.Call(
-    func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__post_init__"))
-)
+
+# The shapes below are tested on the nodes directly: libcst's matchers would say the same, but
+# importing them costs a third of a second, as much as the rest of a `--like` run's libcst.
+
+
+def _is_name(node: cst.CSTNode, value: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == value
+
+
+def _is_self_trainer_type(node: cst.CSTNode) -> bool:
+    return (isinstance(node, cst.Attribute) and _is_name(node.value, "self")
+            and _is_name(node.attr, "trainer_type"))
+
+
+def _is_super_post_init(node: cst.CSTNode) -> bool:
+    """``super().__post_init__(...)``."""
+    func = node.func if isinstance(node, cst.Call) else None
+    return (isinstance(func, cst.Attribute) and _is_name(func.attr, "__post_init__")
+            and isinstance(func.value, cst.Call) and _is_name(func.value.func, "super"))
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self, wanted) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.found: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.wanted(node):
+            self.found.append(node)
+        return True
+
+
+def _find(node: cst.CSTNode, wanted) -> list[cst.CSTNode]:
+    """Every node at or under ``node`` for which ``wanted`` holds."""
+    collect = _Collect(wanted)
+    node.visit(collect)
+    return collect.found
+
+
+def _only(statement: cst.BaseStatement) -> cst.BaseSmallStatement | None:
+    """The one small statement of a simple line (None for a compound or a ``a; b`` line)."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
 
 
 def own_trainer_type(text: str, class_name: str, key: str, path: str) -> str:
@@ -57,13 +97,13 @@ def _class(tree: cst.Module, name: str, path: str) -> cst.ClassDef:
 
 def _declares(cls: cst.ClassDef) -> bool:
     """Whether the class body itself binds ``trainer_type`` (annotated or not)."""
-    target = m.Name("trainer_type")
-    declared = m.SimpleStatementLine(
-        body=[m.ZeroOrMore(), m.AnnAssign(target=target) | m.Assign(
-            targets=[m.ZeroOrMore(), m.AssignTarget(target=target), m.ZeroOrMore()]
-        ), m.ZeroOrMore()]
+    return any(
+        isinstance(small, cst.AnnAssign) and _is_name(small.target, "trainer_type")
+        or isinstance(small, cst.Assign)
+        and any(_is_name(t.target, "trainer_type") for t in small.targets)
+        for s in cls.body.body if isinstance(s, cst.SimpleStatementLine)
+        for small in s.body
     )
-    return any(m.matches(s, declared) for s in cls.body.body)
 
 
 def _post_init(cls: cst.ClassDef) -> cst.FunctionDef | None:
@@ -78,8 +118,8 @@ def _refuses(cls: cst.ClassDef) -> bool:
     method = _post_init(cls)
     if method is None:
         return False
-    tests = m.findall(method, m.If())
-    return any(m.findall(t.test, _SELF_TRAINER_TYPE) for t in tests if isinstance(t, cst.If))
+    tests = _find(method, lambda node: isinstance(node, cst.If))
+    return any(_find(t.test, _is_self_trainer_type) for t in tests)
 
 
 # -- the field -------------------------------------------------------------------------------
@@ -97,10 +137,15 @@ def _field_statement(key: str) -> cst.BaseStatement:
 
 def _is_class_constant(statement: cst.BaseStatement) -> bool:
     """The docstring or a ``ClassVar`` line: what stands before the fields."""
-    doc = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
-    class_var = m.Subscript(value=m.Name("ClassVar") | m.Attribute(attr=m.Name("ClassVar")))
-    constant = m.SimpleStatementLine(body=[m.AnnAssign(annotation=m.Annotation(class_var))])
-    return m.matches(statement, doc | constant)
+    small = _only(statement)
+    if isinstance(small, cst.Expr):
+        return isinstance(small.value, cst.SimpleString | cst.ConcatenatedString)
+    if not isinstance(small, cst.AnnAssign):
+        return False
+    hint = small.annotation.annotation
+    holder = hint.value if isinstance(hint, cst.Subscript) else None
+    return _is_name(holder, "ClassVar") or (
+        isinstance(holder, cst.Attribute) and _is_name(holder.attr, "ClassVar"))
 
 
 def _with_field(cls: cst.ClassDef, key: str) -> cst.ClassDef:
@@ -158,7 +203,7 @@ def _with_refusal(cls: cst.ClassDef, class_name: str, key: str) -> cst.ClassDef:
     if method is None:
         return _with_post_init(cls, class_name, key)
     statements = list(method.body.body)
-    at = next((i + 1 for i, s in enumerate(statements) if m.findall(s, _SUPER_POST_INIT)), None)
+    at = next((i + 1 for i, s in enumerate(statements) if _find(s, _is_super_post_init)), None)
     if at is None:  # no super() call: the check goes first (after a docstring)
         at = 1 if statements and _is_class_constant(statements[0]) else 0
     statements.insert(at, _refusal(class_name, key))
@@ -198,7 +243,7 @@ def _ensure_from_import(tree: cst.Module, module: str, name: str, path: str) -> 
     ]
     if any(name in import_binds(i) for i in imports):
         return tree  # bound already (also from elsewhere, such as typing_extensions)
-    same = [i for i in imports if m.matches(i.module, m.Name(module))]
+    same = [i for i in imports if _is_name(i.module, module)]
     if any(isinstance(i.names, cst.ImportStar) for i in same):
         return tree
     if same:
@@ -208,8 +253,9 @@ def _ensure_from_import(tree: cst.Module, module: str, name: str, path: str) -> 
 
 def _insert_after_dataclasses(tree: cst.Module, module: str, name: str, path: str) -> cst.Module:
     body = list(tree.body)
-    anchor = m.SimpleStatementLine(body=[m.ImportFrom(module=m.Name("dataclasses"))])
-    at = next((i for i, s in enumerate(body) if m.matches(s, anchor)), None)
+    at = next((i for i, s in enumerate(body)
+               if isinstance(small := _only(s), cst.ImportFrom)
+               and _is_name(small.module, "dataclasses")), None)
     if at is None:
         raise RefusedError(
             f"{path}: no `from dataclasses import ...` line to place `from {module} import "
