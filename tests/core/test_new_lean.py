@@ -1,6 +1,7 @@
 """What keeps the commands light stays in place: ``new`` and ``verify`` never import torch (it
 runs only in generated code and its suites), ``verify`` never loads the generator's libraries
-(Jinja, libcst), ``new`` loads the ``--like`` package only for ``--like``/``--extends``, and
+(Jinja, libcst), ``new`` loads the ``--like`` package only for ``--like``/``--extends`` and
+never libcst's matchers, and
 ``ffgen --help`` is typer's own live help. The interpreter exits normally."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = """
 import atexit, json, sys
 def report():
-    watched = ("torch", "jinja2", "libcst", "ffgen.generate.like")
+    watched = ("torch", "jinja2", "libcst", "libcst.matchers", "ffgen.generate.like")
     loaded = [m for m in watched if m in sys.modules]
     print(json.dumps({"loaded": loaded}), file=sys.stderr, flush=True)
 atexit.register(report)
@@ -49,6 +50,7 @@ def test_new_never_imports_torch_and_like_only_when_asked(sandbox):
     code, loaded, _ = _run("new", "my-copy", "--like", "my-sft", "--checkout", str(sandbox),
                            "--yes", "--format", "json")
     assert code == 0 and "torch" not in loaded and "ffgen.generate.like" in loaded
+    assert "libcst.matchers" not in loaded  # a third of a second to import
 
 
 def test_verify_loads_neither_torch_nor_the_generator(sandbox):
