@@ -1216,8 +1216,8 @@ def _sharded_step(checks, rank, world_size):
 
 def _two_rank_worker(rank, checks, world_size, init_file, out_dir, sharded):
     # A forked worker must not use the intra-op thread pool the parent may have started in
-    # earlier tests: that pool does not survive fork and its first parallel op would wait
-    # forever (as torch's own DataLoader workers do, run single-threaded).
+    # earlier tests: that pool does not survive fork, and its first parallel op would wait
+    # forever. So it runs single-threaded, as torch's own DataLoader workers do.
     torch.set_num_threads(1)
     torch.distributed.init_process_group(
         "gloo", init_method=f"file://{init_file}", rank=rank, world_size=world_size
