@@ -17,13 +17,7 @@ import gc
 from collections.abc import Iterator
 
 from ffgen.verify.examples import Example, example_paths, read_light_example
-from ffgen.verify.facts import (
-    Facts,
-    class_key,
-    read_registries,
-    registered_keys,
-    resolve_algorithm,
-)
+from ffgen.verify.facts import Facts, class_key, facts_of, read_registries, registered_keys
 from ffgen.verify.index import CheckoutIndex
 
 BATCH = 32
@@ -71,8 +65,7 @@ def batches(index: CheckoutIndex, size: int | None = None, *, examples: bool = F
     args, trainers = read_registries(index)
     keys = registered_keys(args, trainers)
     if len(keys) <= whole:
-        yield Batch(Facts(index, args, trainers,
-                          tuple(resolve_algorithm(index, k, args, trainers) for k in keys)), True)
+        yield Batch(facts_of(index, args, trainers, keys), True)
         return
     pinned = index.loaded()  # the registries and what they import
     aliases = _aliases(index, args, keys, pinned)
@@ -81,9 +74,7 @@ def batches(index: CheckoutIndex, size: int | None = None, *, examples: bool = F
     seen: dict[str, set] = {}
     for start in range(0, len(keys), size):
         part = keys[start:start + size]
-        facts = Facts(index, args, trainers,
-                      tuple(resolve_algorithm(index, k, args, trainers) for k in part),
-                      keys=keys, aliases=aliases, seen=seen)
+        facts = facts_of(index, args, trainers, part, keys=keys, aliases=aliases, seen=seen)
         if examples:  # in the files' order, as whole facts load them
             facts.__dict__["examples"] = tuple(sorted(
                 (ex for k in part for ex in owned.get(k, ())), key=lambda ex: position[ex.path]))

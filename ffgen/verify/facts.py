@@ -291,9 +291,15 @@ def _calls_super(fn: ast.AST, name: str) -> bool:
 
 def build_facts(index: CheckoutIndex) -> Facts:
     args, trainers = read_registries(index)
-    keys = registered_keys(args, trainers)
-    algorithms = tuple(resolve_algorithm(index, k, args, trainers) for k in keys)
-    return Facts(index, args, trainers, algorithms)
+    return facts_of(index, args, trainers, registered_keys(args, trainers))
+
+
+def facts_of(index: CheckoutIndex, args: Registry, trainers: Registry,
+             selected: tuple[str, ...], **batch) -> Facts:
+    """The facts of the algorithms ``selected``: whole, or one batch's (``batch``: the
+    :class:`Facts` fields a batch carries across, see there)."""
+    algorithms = tuple(resolve_algorithm(index, k, args, trainers) for k in selected)
+    return Facts(index, args, trainers, algorithms, **batch)
 
 
 def read_registries(index: CheckoutIndex) -> tuple[Registry, Registry]:
