@@ -189,3 +189,23 @@ class _NameUse(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.used = self.used or node.value == self.name
+
+
+def uses_attribute(node: cst.CSTNode, owner: str, attr: str | None = None) -> bool:
+    """True when ``owner.attr`` (any attribute of ``owner`` when ``attr`` is None) appears
+    anywhere in ``node``."""
+    finder = _AttributeUse(owner, attr)
+    node.visit(finder)
+    return finder.found
+
+
+class _AttributeUse(cst.CSTVisitor):
+    def __init__(self, owner: str, attr: str | None) -> None:
+        super().__init__()
+        self.owner, self.attr, self.found = owner, attr, False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        value = node.value
+        if isinstance(value, cst.Name) and value.value == self.owner:
+            if self.attr is None or node.attr.value == self.attr:
+                self.found = True

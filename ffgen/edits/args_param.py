@@ -52,14 +52,14 @@ def remove_param(code: str, param: ParamText, *, class_name: str, path: str) -> 
             body.pop(index)
         body = _without_checks(body, class_name, param)
         new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
-        if _reads(new_cls, param.name):
+        if _module.uses_attribute(new_cls, "self", param.name):
             raise EditFailure(
                 f"{class_name} still reads self.{param.name} (checks you changed, or code of "
                 "your own); remove those lines by hand, then re-run"
             )
         tree = _module.replace(tree, cls, new_cls)
         math_at = _math_import(tree)
-        if param.uses_math and math_at is not None and not _uses_math(tree):
+        if param.uses_math and math_at is not None and not _module.uses_attribute(tree, "math"):
             tree = _module.remove_statement(tree, math_at)
         return tree
 
@@ -157,29 +157,6 @@ def _statements(code: str) -> list:
 
 
 # -- reads and imports -------------------------------------------------------------------------
-
-
-class _Finder(cst.CSTVisitor):
-    def __init__(self, owner: str, attr: str | None) -> None:
-        self.owner, self.attr, self.found = owner, attr, False
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        value = node.value
-        if isinstance(value, cst.Name) and value.value == self.owner:
-            if self.attr is None or node.attr.value == self.attr:
-                self.found = True
-
-
-def _reads(node: cst.CSTNode, name: str) -> bool:
-    finder = _Finder("self", name)
-    node.visit(finder)
-    return finder.found
-
-
-def _uses_math(tree: cst.Module) -> bool:
-    finder = _Finder("math", None)
-    tree.visit(finder)
-    return finder.found
 
 
 def _math_import(tree: cst.Module) -> int | None:

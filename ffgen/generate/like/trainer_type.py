@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ffgen.edits._imports import add_name
-from ffgen.edits._module import top_level_class
+from ffgen.edits._module import top_level_class, uses_attribute
 from ffgen.edits.base import parse_guarded
 from ffgen.edits.copy_algorithm import import_binds
 from ffgen.errors import RefusedError
@@ -28,11 +28,6 @@ LINE_LIMIT = 100
 
 def _is_name(node: cst.CSTNode, value: str) -> bool:
     return isinstance(node, cst.Name) and node.value == value
-
-
-def _is_self_trainer_type(node: cst.CSTNode) -> bool:
-    return (isinstance(node, cst.Attribute) and _is_name(node.value, "self")
-            and _is_name(node.attr, "trainer_type"))
 
 
 def _is_super_post_init(node: cst.CSTNode) -> bool:
@@ -119,7 +114,7 @@ def _refuses(cls: cst.ClassDef) -> bool:
     if method is None:
         return False
     tests = _find(method, lambda node: isinstance(node, cst.If))
-    return any(_find(t.test, _is_self_trainer_type) for t in tests)
+    return any(uses_attribute(t.test, "self", "trainer_type") for t in tests)
 
 
 # -- the field -------------------------------------------------------------------------------
