@@ -12,7 +12,10 @@ source files and 40 example configs), then times, as fresh processes, alternatin
   passed through ``{% raw %}``), so both write the same bytes to as many files. cookiecutter
   runs from its own virtual environment under the benchmark's temporary folder (made on first
   use; ``--cookiecutter PATH`` names another), never one of ffgen's dependencies;
-- ``ffgen verify --format json`` on the checkout, and ``ffgen --help``.
+- ``ffgen verify --format json`` on the checkout, and ``ffgen --help``;
+- the floor under ``new``: a fresh interpreter importing the libraries ``new`` cannot work without
+  (libcst for the registry edits, typer, Jinja2, PyYAML) and doing nothing else, so the report
+  shows how much of the budget they take before ffgen runs a line of its own.
 
 Budgets: ``new`` no slower than cookiecutter's render, ``verify`` at most 0.3 s, ``--help`` at
 most 0.15 s. Every process runs with Python's bytecode cache on (a temporary
@@ -47,7 +50,8 @@ NEW = ["new", KEY, "--yes", "--model-type", "sd3-5", "--acquisition", "dataset",
        "--supervision", "demonstrations"]
 # The algorithm's name in the spellings ``new`` writes, as cookiecutter variables.
 SPELLINGS = {"bench-new": "key", "bench_new": "module", "BenchNew": "cls", "BENCH_NEW": "upper"}
-NAMES = ("new", "cookiecutter", "verify", "help")
+NAMES = ("new", "cookiecutter", "floor", "verify", "help")
+FLOOR = "import libcst, typer, jinja2, yaml"
 BUDGET_S = {"verify": 0.3, "help": 0.15}
 
 
@@ -153,6 +157,7 @@ def measure(repeat: int, algorithms: int, cutter_given: str | None):
                 "verify": [py, "-m", "ffgen", "verify", "--checkout", str(base),
                            "--format", "json"],
                 "help": [py, "-m", "ffgen", "--help"],
+                "floor": [py, "-c", FLOOR],
             }
             for name, argv in commands.items():
                 measured = _run(argv, env)
@@ -172,6 +177,8 @@ def report(times: dict[str, list[tuple[float, float]]], size: str, repeat: int) 
     ratio = wall["new"] / wall["cookiecutter"]
     print(f"new / cookiecutter = {ratio:.2f} wall, {cpu['new'] / cpu['cookiecutter']:.2f} cpu "
           "(budget <= 1.0)")
+    print(f"floor / cookiecutter = {wall['floor'] / wall['cookiecutter']:.2f} wall "
+          f"({FLOOR}; ffgen's own work is new - floor = {wall['new'] - wall['floor']:.3f} s)")
     ok = ratio <= 1.0
     for name, budget in BUDGET_S.items():
         print(f"{name:>13} = {wall[name]:.3f} s wall (budget <= {budget} s)")

@@ -9,6 +9,8 @@ through all four edit points as ``new`` wires one. The clones carry no record (`
 them hand-written, as it shows Flow-Factory's own). Prints, per size, the median wall and CPU
 time and the peak memory of ``verify --format json`` and ``list --format json`` as fresh
 processes, and per algorithm their growth over a checkout of one (target: under 1 ms and 50 KB).
+It also prints the floor under that target on this machine: CPython's own ``ast.parse`` of one
+algorithm's two modules, which any check that reads them pays before its first rule.
 ``--profile`` runs ``verify`` once in process under cProfile at the largest size and prints the
 top entries.
 
@@ -88,6 +90,20 @@ def measure(argv: list[str], repeat: int) -> tuple[float, float, int]:
     return statistics.median(walls), statistics.median(cpus), max(peaks)
 
 
+def parse_floor(root: Path, repeat: int = 51) -> float:
+    """Median seconds CPython takes to parse one algorithm's trainer and arguments modules."""
+    import ast
+
+    texts = [(root / rel).read_text() for rel in OWN]
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        for text in texts:
+            ast.parse(text)
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="500,2000")
@@ -100,6 +116,9 @@ def main() -> int:
         for n in [1, *sizes]:
             root = Path(tmp) / f"c{n}"
             build(root, n)
+            if n == 1:
+                print(f"CPython's parse of one algorithm's two modules alone: "
+                      f"{parse_floor(root) * 1000:.2f} ms CPU", flush=True)
             for command in ("verify", "list"):
                 wall, cpu, peak = measure([*FFGEN, command, "--checkout", str(root), "--format",
                                            "json"], args.repeat)
