@@ -32,6 +32,7 @@ class Run:
     weights: dict | None
     error: str | None
     returncode: int
+    settings: dict | None = None  # the compared sections as the checkout parsed them
 
 
 def run_smoke(checkout: Path | None, key: str, *, compare: str | None, device: str,
@@ -134,7 +135,9 @@ def _execute(root: Path, plan: SmokePlan, settings: Settings, interpreter: str) 
               if line.startswith(PREFIX)]
     steps = tuple(e for e in events if e["event"] == "step")
     weights = next((e for e in events if e["event"] == "weights"), None)
+    settings = next(({k: v for k, v in e.items() if k != "event"} for e in events
+                     if e["event"] == "settings"), None)
     error = next((f"{e['type']}: {e['message']}" for e in events if e["event"] == "error"), None)
     if error is None and proc.returncode and weights is None:
         error = f"the driver exited {proc.returncode} (see {log.relative_to(root)})"
-    return Run(plan, steps, weights, error, proc.returncode)
+    return Run(plan, steps, weights, error, proc.returncode, settings)

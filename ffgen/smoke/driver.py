@@ -4,12 +4,15 @@ Needs only the standard library, torch, diffusers/transformers and the checkout'
 ``flow_factory`` (its ``src`` comes first on ``PYTHONPATH``); ffgen itself is not imported.
 It builds (or reuses) the tiny models, writes the tiny data, trains through the checkout's
 config loader, trainer loader and ``BaseTrainer.start()``, and prints one JSON object per line
-prefixed with :data:`PREFIX`: ``{"event": "step", ...}`` per optimizer step, then
-``{"event": "weights", ...}``, or ``{"event": "error", ...}`` when training raised.
+prefixed with :data:`PREFIX`: ``{"event": "settings", ...}`` once the trainer is built,
+``{"event": "step", ...}`` per optimizer step, then ``{"event": "weights", ...}``, or
+``{"event": "error", ...}`` when training raised.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 import math
 import sys
@@ -19,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 PREFIX = "FFGEN-SMOKE "
+# The config sections ``--compare`` sets side by side, and the attribute of the parsed
+# ``Arguments`` that holds each.
+SETTING_GROUPS = {"model": "model_args", "scheduler": "scheduler_args", "train": "training_args"}
 PROMPTS = ("a red fox", "a blue whale", "a green tree", "a small house", "a tall tower",
            "an old car", "a white cat", "a dark lake")
 _real_stdout = sys.stdout
@@ -191,11 +197,38 @@ def _capture(trainer: Any) -> list[dict]:
 
 
 def _load_trainer(config_path: str) -> Any:
-    """The checkout's own path from a YAML file to a built trainer."""
+    """The checkout's own path from a YAML file to a built trainer; then the settings it reads."""
     from flow_factory.hparams import Arguments
     from flow_factory.trainers.loader import load_trainer
 
-    return load_trainer(Arguments.load_from_yaml(config_path))
+    args = Arguments.load_from_yaml(config_path)
+    trainer = load_trainer(args)
+    emit("settings", **{section: _plain(getattr(args, attr)) for section, attr
+                        in SETTING_GROUPS.items() if dataclasses.is_dataclass(getattr(args, attr,
+                                                                                      None))})
+    return trainer
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """A parsed setting as JSON: the arguments classes fill in defaults and widen spellings (a
+    scalar ``clip_range`` becomes its pair), so two examples are compared as their trainers read
+    them, not as their YAML spells them."""
+    if depth > 8:
+        return repr(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)
+                 if not f.name.startswith("_")}
+    if isinstance(value, dict):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v, depth + 1) for v in value]
+    if isinstance(value, enum.Enum):
+        return _plain(value.value, depth + 1)
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
 
 
 def train(plan: dict) -> int:

@@ -145,12 +145,25 @@ NAMING = frozenset({"train.trainer_type"})
 
 
 def setting_differences(a, b) -> list[dict]:
-    """The settings in which the two runs' configs (after the smoke overrides) differ: a
-    different ``kl_beta`` or ``clip_range`` in the two examples is reason enough for different
-    figures, and the table alone cannot say so."""
-    fa, fb = _settings(a.plan.config), _settings(b.plan.config)
-    return [{"key": k, "a": fa.get(k), "b": fb.get(k)}
-            for k in sorted(fa.keys() | fb.keys()) if k not in NAMING and fa.get(k) != fb.get(k)]
+    """The settings in which the two runs differ: a different ``kl_beta`` or ``clip_range`` in
+    the two examples is reason enough for different figures, and the table alone cannot say so.
+    As the checkout's arguments classes parsed them when both runs got that far (defaults filled
+    in, ``0.2`` and ``[-0.2, 0.2]`` one clip range), else as the configs (after the smoke
+    overrides) spell them."""
+    parsed = getattr(a, "settings", None), getattr(b, "settings", None)
+    if parsed[0] is not None and parsed[1] is not None:
+        fa, fb = _settings(parsed[0]), _settings(parsed[1])
+    else:
+        fa, fb = _settings(a.plan.config), _settings(b.plan.config)
+    out = []
+    for k in sorted(fa.keys() | fb.keys()):
+        if k in NAMING or (k in fa and k in fb and fa[k] == fb[k]):
+            continue
+        row = {"key": k, "a": fa.get(k), "b": fb.get(k)}
+        if k not in fa or k not in fb:  # one algorithm has no such setting (not a None value)
+            row["only_in"] = "a" if k in fa else "b"
+        out.append(row)
+    return out
 
 
 def _settings(config: dict) -> dict[str, Any]:
@@ -184,7 +197,9 @@ def print_compare(a, b) -> None:
     if settings:
         print(f"  settings that differ between the two examples ({len(settings)}):")
         for d in settings:
-            print(f"    {d['key']}: {_short(d['a'])} vs {_short(d['b'])}")
+            sides = [f"(not a setting of {run.plan.key})" if d.get("only_in") not in (None, side)
+                     else _short(d[side]) for side, run in (("a", a), ("b", b))]
+            print(f"    {d['key']}: {sides[0]} vs {sides[1]}")
 
 
 def compare_verdict(a, b) -> str | None:

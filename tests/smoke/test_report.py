@@ -33,7 +33,7 @@ def test_different_figures_name_the_settings_the_examples_differ_in():
     assert report.setting_differences(a, b) == [
         {"key": "train.clip_range", "a": [-0.2, 0.2], "b": 0.2},
         {"key": "train.kl_beta", "a": 0.0, "b": 0.01},
-        {"key": "train.kl_type", "a": None, "b": "v-based"},
+        {"key": "train.kl_type", "a": None, "b": "v-based", "only_in": "b"},
     ]  # trainer_type and the run's name are the algorithms' own, not settings
     verdict = report.compare_verdict(a, b)
     assert verdict.startswith("1 figures differ between mine and grpo, first loss at step 1")
@@ -46,3 +46,24 @@ def test_a_nested_setting_is_named_by_its_dotted_path():
     b = run("opd", {"teachers": {"main": {"path": "/t", "device": "cuda"}}}, [1.0])
     assert report.setting_differences(a, b) == [
         {"key": "train.teachers.main.device", "a": "cpu", "b": "cuda"}]
+
+
+def test_settings_as_the_checkout_parsed_them_win_over_the_yaml_spelling():
+    """The driver reports each run's parsed settings (defaults filled in, a scalar clip range
+    widened to its pair): two spellings of one value are one setting, and a default one example
+    leaves out is still compared."""
+    a = run("mine", {"clip_range": 0.2}, [1.0, 0.5])
+    b = run("grpo", {"clip_range": [-0.2, 0.2], "kl_beta": 0.0}, [1.0, 0.4])
+    a.settings = {"train": {"trainer_type": "mine", "clip_range": [-0.2, 0.2], "kl_beta": 0.01}}
+    b.settings = {"train": {"trainer_type": "grpo", "clip_range": [-0.2, 0.2], "kl_beta": 0.0}}
+    assert report.setting_differences(a, b) == [{"key": "train.kl_beta", "a": 0.01, "b": 0.0}]
+    b.settings = None  # a run that failed before its trainer was built: the configs, as spelled
+    assert [d["key"] for d in report.setting_differences(a, b)] == [
+        "train.clip_range", "train.kl_beta"]
+
+
+def test_a_setting_only_one_algorithm_has_is_named_as_such(capsys):
+    a = run("mine", {}, [1.0])
+    b = run("grpo", {"kl_type": "v-based"}, [1.0])
+    report.print_compare(a, b)
+    assert "train.kl_type: (not a setting of mine) vs v-based\n" in capsys.readouterr().out
