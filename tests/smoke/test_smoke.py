@@ -135,19 +135,17 @@ def test_compare_json_a_generated_grpo_equals_the_hand_written_built_in(tmp_path
     _new(root, "toy-grpo", FAMILIES["grpo"], model_type="toy")
     # Both examples get a second inner epoch: it replays rollouts of a policy that has moved
     # since, so ratios leave 1 and about half of them are clipped (smoke's sizes alone step
-    # once per cycle, where every ratio is 1). The KL (kl_beta 0.01) acts from the 2nd step.
-    # One spells the clip range as a scalar, the other as its pair: one setting, not two.
+    # once per cycle, where every ratio is 1). The KL (kl_beta 0.01, in x space) acts from the
+    # 2nd step. One spells the clip range as a scalar, the other as its pair: one setting.
     for example, clip in (("examples/grpo/lora/toy/default.yaml", 0.1),
                           ("examples/toy_grpo/lora/toy/default.yaml", [-0.1, 0.1])):
         config = yaml.safe_load((root / example).read_text())
-        config["train"].update(num_inner_epochs=2, clip_range=clip)
+        config["train"].update(num_inner_epochs=2, clip_range=clip, kl_type="x-based")
         (root / example).write_text(yaml.safe_dump(config, sort_keys=False))
     result = smoke(root, "toy-grpo", "--compare", "grpo", "--json")
     data = report(result)
     assert result.returncode == 0, (data["compare"], result.stderr)
-    # The generated family computes the built-in's default (v-based) KL and has no switch for it.
-    assert data["compare"]["settings_differ"] == [
-        {"key": "train.kl_type", "a": None, "b": "v-based", "only_in": "b"}]
+    assert data["compare"]["settings_differ"] == []
     generated, built_in = data["runs"]
     assert (generated["key"], built_in["key"]) == ("toy-grpo", "grpo")
     assert generated["verdict"] == built_in["verdict"] == "trained"

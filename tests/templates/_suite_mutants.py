@@ -221,9 +221,13 @@ MUTANTS: dict[str, dict[str, Mutant]] = {
             "test_ratio_clipping_is_active_outside_the_clip_range",
         ),
         "KL measured against the replayed state, not the reference": (
-            [(T, "self._replay_velocity_kl(output.velocity, reference.velocity, step)",
-              "self._replay_velocity_kl(output.velocity, step.state, step)")],
+            [(T, "self._replay_kl(getattr(output, kl_field), getattr(reference, kl_field), step)",
+              "self._replay_kl(getattr(output, kl_field), step.state, step)")],
             KL_NEVER_ADDED[1],
+        ),
+        "kl_type ignored: the KL always compares velocities": (
+            [(T, "kl_field = _KL_FIELDS[args.kl_type]", 'kl_field = "velocity"')],
+            "test_x_based_kl_is_the_gap_of_the_next_state_means",
         ),
         "KL term never added to the loss": KL_NEVER_ADDED,
         "load_checkpoint overridden without restoring the weights": WEIGHTS_NOT_RESTORED,

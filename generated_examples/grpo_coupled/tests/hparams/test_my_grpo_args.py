@@ -40,6 +40,7 @@ DEFAULTS = {
     "adv_clip_range": (-5.0, 5.0),
     "kl_beta": 0.0,
     "clip_range": (-0.2, 0.2),
+    "kl_type": "v-based",
 }
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples/my_grpo/lora/toy/default.yaml"
@@ -93,6 +94,7 @@ def test_left_out_values_default_to_the_algorithm_and_its_documented_parameters(
         ("kl_beta", -0.1, ValueError),
         ("clip_range", (0.2, -0.2), ValueError),
         ("clip_range", (-1.5, 0.2), ValueError),
+        ("kl_type", "z-based", ValueError),
     ],
 )
 def test_each_algorithm_parameter_rejects_an_invalid_value(name, value, error):

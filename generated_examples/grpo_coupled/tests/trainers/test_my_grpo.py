@@ -110,3 +110,13 @@ class TestMyGRPO(ModelNeutralChecks, GenerationChecks):
         assert float(metrics["kl_div"]) == pytest.approx(kl)  # kl_loss: the weighted term
         assert float(metrics["kl_loss"]) == pytest.approx(0.5 * kl)
         assert float(loss.detach() - plain.detach()) == pytest.approx(0.5 * kl)
+
+    def test_x_based_kl_is_the_gap_of_the_next_state_means(self, trainer):
+        """Rule: ``kl_type: x-based`` compares the means of the next SDE state (here the Euler
+        step from t = 0.5 to 0) instead of the velocities."""
+        trainer.adapter.frozen["reference"] = torch.tensor(0.5)  # the policy's weight is 0
+        trainer.training_args.kl_type = "x-based"
+        trainer.training_args.kl_beta = 0.5
+        _, metrics = trainer._objective_loss({}, self.step(0.0), torch.ones(2))
+        kl = (0.0 + 0.25**2) / 2  # (-0.5 * (0 - 0.5 x)) ** 2 for x = 0 and x = 1
+        assert float(metrics["kl_div"]) == pytest.approx(kl)

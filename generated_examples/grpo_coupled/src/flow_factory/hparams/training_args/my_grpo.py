@@ -65,6 +65,13 @@ class MyGRPOTrainingArguments(TrainingArguments):
             "reference (>= 0)."
         },
     )
+    kl_type: Literal["v-based", "x-based"] = field(
+        default="v-based",
+        metadata={
+            "help": "What the KL to the reference compares, as the built-in grpo: 'v-based' the "
+            "velocities, 'x-based' the means of the next SDE state."
+        },
+    )
     clip_range: tuple[float, float] = field(
         default=(-0.2, 0.2),
         metadata={
@@ -95,6 +102,10 @@ class MyGRPOTrainingArguments(TrainingArguments):
             )
         self.adv_clip_range = (low, high)
         self.kl_beta = _finite_float(self.kl_beta, "train.kl_beta", minimum=0.0)
+        if self.kl_type not in ("v-based", "x-based"):
+            raise ValueError(
+                f"train.kl_type must be 'v-based' or 'x-based', received {self.kl_type!r}"
+            )
         # The built-in's form: a (low, high) pair of offsets, or one number for a symmetric one.
         low, high = _range_pair(self.clip_range, "train.clip_range")
         if not -1.0 <= low < high:

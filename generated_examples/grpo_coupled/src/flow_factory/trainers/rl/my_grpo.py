@@ -49,6 +49,8 @@ _EXPLICIT_FORWARD_KEYS = (
     "return_fields",
     "noise_level",
 )
+# The output field the KL to the reference compares, per ``kl_type`` (the built-in's choices).
+_KL_FIELDS = {"v-based": "velocity", "x-based": "next_state_mean"}
 
 
 class MyGRPOTrainer(BaseTrainer):
@@ -124,8 +126,9 @@ class MyGRPOTrainer(BaseTrainer):
             The scalar loss and extra metrics to log.
         """
         args = self.training_args
+        kl_field = _KL_FIELDS[args.kl_type]  # the output the KL compares
         with self.autocast():
-            output = self._replay_forward(batch, step)
+            output = self._replay_forward(batch, step, kl_field)
         log_prob = output.log_prob.float()
         ratio = torch.exp(log_prob - step.log_prob.float().to(log_prob.device))
         low, high = args.clip_range
@@ -143,8 +146,9 @@ class MyGRPOTrainer(BaseTrainer):
         loss = policy_loss
         if args.kl_beta > 0.0:
             with torch.no_grad(), self.adapter.use_ref_parameters(), self.autocast():
-                reference = self._replay_forward(batch, step)
-            kl = self._replay_velocity_kl(output.velocity, reference.velocity, step).mean()
+                reference = self._replay_forward(batch, step, kl_field)
+            kl = self._replay_kl(getattr(output, kl_field), getattr(reference, kl_field), step)
+            kl = kl.mean()
             loss = loss + args.kl_beta * kl
             metrics["kl_div"] = kl.detach()  # the KL itself; kl_loss is its weighted term
             metrics["kl_loss"] = (args.kl_beta * kl).detach()
@@ -152,19 +156,22 @@ class MyGRPOTrainer(BaseTrainer):
 
     # --- objective: end -------------------------------------------------------------------------
 
-    def _replay_velocity_kl(
-        self, velocity: LatentState, reference: LatentState, step: ReplayStep
+    def _replay_kl(
+        self, policy: LatentState, reference: LatentState, step: ReplayStep
     ) -> torch.Tensor:
-        """Per-sample squared velocity gap ``(B,)`` to the reference over every trajectory
-        component, reduced by the adapter at the replayed state (the Gaussian KL up to scale)."""
+        """Per-sample squared gap ``(B,)`` between the policy's and the reference's velocities
+        (or next-state means, ``x-based``) over every trajectory component, reduced by the
+        adapter at the replayed state (the Gaussian KL up to scale)."""
         # every component the adapter declares, so a state missing one fails here, loudly
         gaps: dict[str, torch.Tensor] = {}
         for name in self.adapter.trajectory_component_order:
-            gaps[name] = (velocity.components[name] - reference.components[name]).square()
+            gaps[name] = (policy.components[name] - reference.components[name]).square()
         return self.adapter.reduce_latent_values(gaps, state=step.state)
 
-    def _replay_forward(self, batch: dict[str, Any], step: ReplayStep) -> MultiModalStepOutput:
-        """Log-density of the stored transition and velocity under the active weights.
+    def _replay_forward(
+        self, batch: dict[str, Any], step: ReplayStep, kl_field: str
+    ) -> MultiModalStepOutput:
+        """Log-density of the stored transition and ``kl_field`` under the active weights.
 
         The SDE noise level is the scheduler's, the one the rollout used.
         """
@@ -177,7 +184,7 @@ class MyGRPOTrainer(BaseTrainer):
             times=step.times,
             next_state=step.next_state,
             compute_log_prob=True,
-            return_fields=("log_prob", "velocity"),
+            return_fields=("log_prob", kl_field),
             **kwargs,
         )
 
