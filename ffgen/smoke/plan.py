@@ -121,8 +121,19 @@ def _data_kind(view: CheckoutView, facts, key: str, acquisition: str
     if supervision is None:
         supervision = _supervision_from_source(view, trainer)
     if supervision.startswith("record:"):
-        return "record", _record_fields(view, trainer, supervision.split(":", 1)[1])
+        return "record", _record_fields(view, trainer, _record_type(supervision))
     return supervision, ()
+
+
+def _record_type(supervision: str) -> str:
+    """The record class a recorded ``record:`` answer names: ``Judged`` of both
+    ``record:Judged`` and ``record:Judged(label:bool)``."""
+    from ffgen.classify.model import Supervision
+
+    try:
+        return Supervision.parse(supervision).record_type or ""
+    except UsageError:  # a record edited by hand: whatever precedes the field list
+        return supervision.split(":", 1)[1].split("(", 1)[0].strip()
 
 
 def _supervision_from_source(view: CheckoutView, trainer) -> str:

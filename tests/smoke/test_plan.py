@@ -61,3 +61,22 @@ def test_cuda_keeps_the_examples_precision_and_a_seed_is_everywhere():
                                device="cuda", seed=5)
     assert "mixed_precision" not in changed and not any("dtype" in k for k in changed)
     assert config["train"]["seed"] == 5 and config["scheduler"]["seed"] == 5
+
+
+def test_a_record_with_fields_declared_inline_gets_them_in_its_smoke_data(tmp_path):
+    """``record:Judged(label:bool)`` is recorded with its field list: the plan names the class
+    ``Judged`` and its declared fields, which the driver writes into each row's metadata."""
+    from typer.testing import CliRunner
+
+    from ffgen.checkout.view import CheckoutView
+    from ffgen.cli import app
+    from ffgen.sandbox import create_sandbox
+    from ffgen.smoke.plan import resolve
+
+    root = create_sandbox(tmp_path / "checkout")
+    result = CliRunner().invoke(app, [
+        "new", "my-kto", "--checkout", str(root), "--yes", "--model-type", "toy",
+        "--supervision", "record:Judged(label:bool, note:str)", "--direction", "label"])
+    assert result.exit_code == 0, result.output
+    plan = resolve(CheckoutView(root), "my-kto", Settings(), ("sd3-5",))
+    assert (plan.data_kind, plan.record_fields) == ("record", (("label", "bool"), ("note", "str")))
