@@ -87,9 +87,17 @@ def run_remove(
     root = find_root(checkout)
     with holding(root, writes=not dry_run):
         view = CheckoutView(root)
-        plan = plan_remove(view, key, force=force, keep_edited=keep_edited)
+        removal = plan_remove(view, key, force=force, keep_edited=keep_edited)
         copies = _copies_of(view, key)
-        code = _show_and_apply(console, root, plan, "remove", dry_run=dry_run, fmt=fmt)
+        code = _show_and_apply(console, root, removal.plan, "remove", dry_run=dry_run, fmt=fmt,
+                               extra={"still_used": list(removal.still_used)})
+    if removal.still_used and fmt == "text":
+        refs = removal.still_used
+        console.print(
+            f"[yellow]--force: {key} is still used ({len(refs)} reference(s)):[/yellow] "
+            f"{escape('; '.join(refs[:5]))}{f'; and {len(refs) - 5} more' if len(refs) > 5 else ''}"
+            " (they fail once it is gone; `ffgen verify` and `ffgen check` report them)",
+            highlight=False)
     for copy in copies:
         print(f"note: {copy} was copied from {key} (--like); the copy stays and is yours now: "
               "`ffgen check` no longer compares it with its source", file=sys.stderr)

@@ -50,12 +50,25 @@ class Target:
     keep_exports: frozenset[str] = frozenset()  # re-export files left alone (shared classes)
 
 
-def plan_remove(view: CheckoutView, key: str, *, force: bool, keep_edited: bool = False) -> Plan:
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What ``remove`` writes, and (``--force`` only) the uses of the algorithm it leaves: a
+    subclass, an import or an example config that will fail once it is gone."""
+
+    plan: Plan
+    still_used: tuple[str, ...] = ()
+
+
+def plan_remove(view: CheckoutView, key: str, *, force: bool, keep_edited: bool = False
+                ) -> Removal:
     """Everything ``remove`` takes out. Files the user edited stop it unless ``force`` (delete
-    them too) or ``keep_edited`` (keep them, untracked): either way no record is left behind."""
+    them too) or ``keep_edited`` (keep them, untracked): either way no record is left behind.
+    Uses of the algorithm elsewhere stop it too; ``force`` (which a hand-written algorithm
+    needs anyway) goes on and returns them, for the command to say what it left broken."""
     if force and keep_edited:
         raise UsageError("--force deletes edited files and --keep-edited keeps them; pass one")
     target = _target(view, key, force)
+    still_used = tuple(references(view, target)) if force else ()
     if not force:
         _refuse_uses(view, target)
         edited = edited_paths(view, target)
@@ -76,7 +89,7 @@ def plan_remove(view: CheckoutView, key: str, *, force: bool, keep_edited: bool 
         # and its base files (ffgen.store.record_store): the pristine texts go with it
         released = record_store.released(view, target.record.key, target.record.path)
         changes += [_delete(view, path) for path in released]
-    return Plan(key=key, changes=tuple(changes))
+    return Removal(Plan(key=key, changes=tuple(changes)), still_used)
 
 
 def _refuse_uses(view: CheckoutView, target: Target) -> None:

@@ -74,8 +74,22 @@ def test_remove_refuses_while_something_still_uses_the_algorithm(
     assert result.exit_code == 1
     assert where in result.output and named in result.output and "--force" in result.output
     assert snapshot(sandbox) == before
-    assert remove(runner, sandbox, "my-algo", "--force").exit_code == 0
+    forced = remove(runner, sandbox, "my-algo", "--force")
+    assert forced.exit_code == 0
+    assert "--force: my-algo is still used (" in forced.output
+    assert where in forced.output  # what it left broken is said, not waived in silence
     assert (sandbox / where).read_text() == text
+
+
+def test_forcing_out_a_hand_written_parent_names_its_subclass(runner, sandbox):
+    """A built-in needs --force only because ffgen did not write it; the algorithm extending it
+    is still named (text and JSON ``still_used``), as for a generated one."""
+    assert new(runner, sandbox, "grpo-guard2", "--extends", "grpo").exit_code == 0
+    result = remove(runner, sandbox, "grpo", "--force", "--format", "json")
+    assert result.exit_code == 0, result.output
+    used = json_out(result)["still_used"]
+    assert any(u.startswith("src/flow_factory/trainers/rl/grpo_guard2.py:")
+               and "GRPOTrainer" in u for u in used), used
 
 
 def test_a_hand_written_algorithm_is_refused_without_force(runner, sandbox):
