@@ -24,11 +24,11 @@ from ffgen.generate.plan import (
     Plan,
     Status,
     category_stub,
-    docs_markers,
     docs_section,
     other_pristine,
 )
 from ffgen.lifecycle.replay import replay
+from ffgen.lifecycle.status import docs_section_text
 from ffgen.store import record_store
 from ffgen.store.read import read_record
 from ffgen.store.records import Record, RecordedDocs, answers_path, sha256
@@ -118,13 +118,8 @@ def _edited_section(view: CheckoutView, target: Target) -> str | None:
     """The text between the algorithm's docs markers, when it is not what ffgen wrote."""
     if target.docs is None:
         return None
-    old = view.read(target.docs.path)
-    begin, end = docs_markers(target.key)
-    if old is None or docs_section(old, target.key, target.docs.path) is None:
-        return None
-    start = old.index(begin) + len(begin) + 1
-    inner = old[start : old.index(end, start)]
-    return None if inner == target.docs.section.strip() + "\n" else inner
+    inner = docs_section_text(view, target.key, target.docs.path)
+    return None if inner is None or inner == target.docs.section.strip() + "\n" else inner
 
 
 # -- what to remove ------------------------------------------------------------------------

@@ -13,12 +13,13 @@ from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.generate.like.provenance import source_changes
 from ffgen.generate.manifest import registry_edits
-from ffgen.generate.plan import render_all
+from ffgen.generate.plan import docs_markers, docs_section, render_all
 from ffgen.lifecycle.health import Broken, broken_files
 from ffgen.lifecycle.replay import replay
 from ffgen.store.records import Record, sha256
 
 UNCHANGED, EDITED, MISSING, BROKEN = "unchanged", "edited", "missing", "broken"
+UNWIRED = "unwired"  # a shared-file entry of the algorithm is gone or names something else
 
 
 @dataclass(frozen=True)
@@ -42,18 +43,23 @@ class AlgorithmState:
     broken: tuple[Broken, ...] = ()  # files with conflict markers or that do not parse
     # ``--like`` copies: the source's files that changed since the copy (``update --from-source``)
     source_changed: tuple[str, ...] = ()
+    # the algorithm's section of the guidance document, as its files are (None: it has none)
+    docs: FileState | None = None
 
     @property
     def state(self) -> str:
-        """One word for the table: broken > behind > edited > unchanged ("-" when not
-        generated)."""
+        """One word for the table: broken > behind > unwired > edited > unchanged ("-" when
+        not generated). The docs section counts as one of the files."""
         if not self.generated:
             return "-"
         if self.broken:
             return BROKEN
         if self.behind:
             return "behind"
-        if any(f.state != UNCHANGED for f in self.files):
+        if self.missing_entries or self.moved_entries:
+            return UNWIRED
+        files = (*self.files, *([self.docs] if self.docs is not None else []))
+        if any(f.state != UNCHANGED for f in files):
             return EDITED
         return UNCHANGED
 
@@ -71,6 +77,8 @@ class AlgorithmState:
             "moved_entries": list(self.moved_entries),
             "broken": [b.as_dict() for b in self.broken],
             "source_changed": list(self.source_changed),
+            "docs": None if self.docs is None else {"path": self.docs.path,
+                                                    "state": self.docs.state},
         }
 
 
@@ -158,7 +166,34 @@ def generated_state(
         moved_entries=moved_entries(view, record, replayed),
         broken=broken_files(view, record),
         source_changed=source_changes(view, record),
+        docs=_docs_state(view, record),
     )
+
+
+def _docs_state(view: CheckoutView, record: Record) -> FileState | None:
+    """The algorithm's docs section: as ffgen wrote it, edited, or gone (markers removed)."""
+    if record.docs is None:
+        return None
+    from ffgen.errors import RefusedError
+
+    try:
+        inner = docs_section_text(view, record.key, record.docs.path)
+    except RefusedError:  # a marker missing or doubled: the health check names its line
+        return FileState(record.docs.path, EDITED)
+    if inner is None:
+        return FileState(record.docs.path, MISSING)
+    same = inner == record.docs.section.strip() + "\n"
+    return FileState(record.docs.path, UNCHANGED if same else EDITED)
+
+
+def docs_section_text(view: CheckoutView, key: str, path: str) -> str | None:
+    """The text between ``key``'s docs markers in ``path`` (None: no such section)."""
+    text = view.read(path)
+    if text is None or docs_section(text, key, path) is None:
+        return None
+    begin, end = docs_markers(key)
+    start = text.index(begin) + len(begin) + 1
+    return text[start : text.index(end, start)]
 
 
 def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:

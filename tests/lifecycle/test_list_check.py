@@ -38,6 +38,35 @@ def test_list_tells_edited_from_behind(runner, sandbox):
     assert mine["state"] == "behind" and mine["behind"] == [TRAINER]
 
 
+def test_list_agrees_with_remove_on_the_docs_section_and_with_check_on_lost_entries(
+    runner, sandbox
+):
+    """The docs section is one of the algorithm's files (remove refuses while it is edited, so
+    list says edited), and a registry entry gone by hand is what check fails on (unwired)."""
+    assert new(runner, sandbox, "my-algo", *CASES["grpo"]).exit_code == 0
+    assert states(runner, sandbox)["my-algo"]["docs"] == {
+        "path": "guidance/algorithms.md", "state": "unchanged"}
+    guide = sandbox / "guidance/algorithms.md"
+    pristine = guide.read_text()
+    guide.write_text(pristine.replace("**Run.**", "**Run (my notes).**", 1))
+    mine = states(runner, sandbox)["my-algo"]
+    assert mine["state"] == "edited" and mine["docs"]["state"] == "edited"
+    assert remove_refuses_naming(runner, sandbox, "guidance/algorithms.md")
+    guide.write_text(pristine)
+    registry = sandbox / "src/flow_factory/trainers/registry.py"
+    registry.write_text("".join(line for line in registry.read_text().splitlines(True)
+                                if '"my-algo"' not in line))
+    mine = states(runner, sandbox)["my-algo"]
+    assert mine["state"] == "unwired" and mine["missing_entries"] == [
+        "src/flow_factory/trainers/registry.py"]
+    assert ffgen(runner, "check", "--checkout", str(sandbox)).exit_code == 1
+
+
+def remove_refuses_naming(runner, root, path: str) -> bool:
+    result = ffgen(runner, "remove", "my-algo", "--checkout", str(root), "--dry-run")
+    return result.exit_code == 1 and path in result.output
+
+
 def test_list_text_is_a_table(runner, sandbox):
     assert new(runner, sandbox, "my-algo", *CASES["sft"]).exit_code == 0
     result = ffgen(runner, "list", "--checkout", str(sandbox))
