@@ -127,6 +127,18 @@ def test_a_record_with_a_direction_is_kto_like_and_has_its_own_invariants():
         assert "Supervised flow matching" not in text, name
 
 
+def test_the_docs_run_block_names_the_fields_its_training_data_needs():
+    """The Run block's training line reads ``data.datasets``: for a record with declared
+    fields it says which metadata each row needs (a demonstrations algorithm needs none)."""
+    docs = render_all(make_context("my-kto", **KTO))["docs"]
+    run = docs.split("**Run.**")[1]
+    assert "rows' metadata must carry label, weight\n" in run
+    plain = render_all(make_context("my-sft", acquisition="dataset", feedback="none",
+                                    paradigm="decoupled", supervision="demonstrations",
+                                    ownership="single"))["docs"]
+    assert "metadata must carry" not in plain
+
+
 def test_a_record_without_a_direction_has_record_invariants_not_sfts():
     files = render_all(make_context("my-rec", **{**KTO, "ownership": "single",
                                                  "direction": None}))
