@@ -23,6 +23,8 @@ DRIVER = HERE / "driver.py"
 PREFIX = "FFGEN-SMOKE "
 DEVICES = ("cpu", "cuda")
 EXIT_FAILED = 1
+OWN_CACHES = {"TMPDIR": "tmp", "TORCHINDUCTOR_CACHE_DIR": "torchinductor",
+              "TRITON_CACHE_DIR": "triton", "XDG_CACHE_HOME": "xdg", "MPLCONFIGDIR": "matplotlib"}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -124,6 +126,12 @@ def _execute(root: Path, plan: SmokePlan, settings: Settings, interpreter: str) 
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("PYTHONPYCACHEPREFIX", None)
     env["HF_HOME"] = str(root / CACHE_DIR / "huggingface")
+    # What the libraries write for themselves (torch's inductor and triton caches, temporary
+    # files, matplotlib's config, XDG caches) goes under the checkout's cache too, never to
+    # $TMPDIR or $HOME: smoke writes nothing outside the checkout.
+    for name, folder in OWN_CACHES.items():
+        (root / CACHE_DIR / folder).mkdir(parents=True, exist_ok=True)
+        env[name] = str(root / CACHE_DIR / folder)
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     if settings.device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""

@@ -164,6 +164,22 @@ def test_compare_json_a_generated_grpo_equals_the_hand_written_built_in(tmp_path
     assert any(f["train/kl_div"] > 0 for f in figures), figures
 
 
+def test_smoke_writes_nothing_outside_the_checkout(tmp_path):
+    """The libraries' own caches and temporary files (torch's inductor folder among them) land
+    in the checkout's cache, not in $TMPDIR, $HOME or the XDG cache."""
+    root = _toy_checkout(tmp_path)
+    outside = {name: tmp_path / "outside" / name.lower() for name in ("TMPDIR", "HOME",
+                                                                       "XDG_CACHE_HOME")}
+    for folder in outside.values():
+        folder.mkdir(parents=True)
+    env = {**os.environ, "PYTHONPATH": "", **{k: str(v) for k, v in outside.items()}}
+    result = subprocess.run([sys.executable, "-m", "ffgen", "smoke", "toy-sft", "--checkout",
+                             str(root)], capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert {name: sorted(p.name for p in folder.rglob("*")) for name, folder in outside.items()
+            } == {name: [] for name in outside}
+
+
 def _toy_checkout(tmp_path: Path) -> Path:
     root = create_sandbox(tmp_path / "checkout")
     _new(root, "toy-sft", FAMILIES["sft"], model_type="toy")
