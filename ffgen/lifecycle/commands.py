@@ -127,15 +127,17 @@ def _show_and_apply(
     if fmt == "text":
         console.print(f"[bold]{plan.key}[/bold]: {verb}{' (dry run)' if dry_run else ''}")
         show_changes(console, plan, diffs=dry_run)
+    written = []
     if not dry_run:
         from ffgen.write.apply import apply_plan
 
         written = apply_plan(root, plan)
         if fmt == "text":
             console.print(f"{len(written)} file(s) changed under {escape(root)}")
-    if fmt == "json":
+    if fmt == "json":  # written: a file changed (not on a dry run, nor when all was up to date)
         print_plain_json({"algorithm": plan.key, "command": verb, "dry_run": dry_run,
-                          "written": not dry_run, "files": files_json(plan), **(extra or {})})
+                          "written": bool(written), "files": files_json(plan),
+                          **(extra or {})})
     return EXIT_OK
 
 

@@ -194,3 +194,13 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback():
                           text=True, capture_output=True, timeout=60, check=False)
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_an_update_with_nothing_to_do_says_nothing_was_written(runner, sandbox):
+    assert runner.invoke(app, new_args(sandbox)).exit_code == 0
+    key = new_args(sandbox)[1]
+    result = runner.invoke(app, ["update", key, "--checkout", str(sandbox), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["dry_run"] is False and data["written"] is False
+    assert {f["status"] for f in data["files"]} <= {"IDENTICAL"}
