@@ -79,7 +79,13 @@ def run_param(
         listed = [str(p) for p in params.items] if params else []
         reads = [f"{r.path}:{r.line}" for r in planned.reads]
         code = _show_and_apply(console, root, result.plan, verb, dry_run=dry_run, fmt=fmt,
-                               extra={"params": listed, "still_read": reads})
+                               extra={"params": listed, "still_read": reads,
+                                      "not_declared": list(planned.absent)})
+        if planned.absent and fmt == "text":
+            console.print(
+                f"[yellow]note:[/yellow] {escape(', '.join(planned.absent))} is no longer a field "
+                "of the arguments class (renamed or removed by hand?): the record, tests and "
+                "docs dropped it, the class was left as it is", highlight=False)
         if planned.reads and fmt == "text":
             console.print(
                 f"[yellow]--force: left reading a removed param:[/yellow] "
@@ -97,6 +103,9 @@ class ParamPlan:
     result: UpdatePlan
     params: ParamSet | None
     reads: tuple = ()
+    # removed params the arguments class no longer declares (renamed or deleted by hand): the
+    # record, tests and docs drop them, the user's class is left as it is
+    absent: tuple[str, ...] = ()
 
 
 def plan_param(
@@ -135,7 +144,27 @@ def plan_param(
             f"{'; '.join(r.describe() for r in reads)}; nothing was written: take those reads "
             f"out first, or re-run with --force to remove the param anyway"
         )
-    return ParamPlan(UpdatePlan(plan, result.conflicts), params, tuple(reads))
+    absent = tuple(e.view.name for e in edits if not e.adding
+                   and not _declares(view, before.ctx.args_path, before.ctx.args_class,
+                                     e.view.name))
+    return ParamPlan(UpdatePlan(plan, result.conflicts), params, tuple(reads), absent)
+
+
+def _declares(view: CheckoutView, path: str, class_name: str, name: str) -> bool:
+    """Whether ``class_name`` in ``path`` declares the field ``name`` (True when the file does
+    not read: other checks speak for it)."""
+    import ast
+
+    text = view.read(path)
+    try:
+        tree = ast.parse(text) if text is not None else None
+    except SyntaxError:
+        tree = None
+    if tree is None:
+        return True
+    return any(isinstance(node, ast.ClassDef) and node.name == class_name and any(
+        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == name
+        for s in node.body) for node in tree.body)
 
 
 def _names(ctx) -> set[str]:

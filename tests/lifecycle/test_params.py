@@ -8,6 +8,7 @@ carry the field, ``update``/``remove`` stay exact, ``check`` is green), ``param 
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
@@ -307,3 +308,17 @@ def test_a_param_the_trainer_still_reads_is_not_removed(runner, sandbox):
     assert result.exit_code == 1
     assert f"{TRAINER}:" in result.output and "still reads training_args.margin" in result.output
     assert snapshot(sandbox) == before
+
+
+def test_removing_a_param_renamed_by_hand_says_the_class_was_left_as_it_is(runner, sandbox):
+    """The user renamed the field: the record, tests and docs drop the param, and the command
+    says the class no longer declared it instead of reporting the file IDENTICAL silently."""
+    assert new(runner, sandbox, KEY, *DPO, "--param", MARGIN).exit_code == 0
+    renamed = read(sandbox, ARGS).replace("margin", "gap")
+    (sandbox / ARGS).write_text(renamed)
+    result = param(runner, sandbox, "remove", "margin")
+    assert result.exit_code == 0, result.output
+    assert "note: margin is no longer a field of the arguments class" in result.output
+    assert read(sandbox, ARGS) == renamed and ROW not in read(sandbox, DOCS)
+    data = param(runner, sandbox, "add", "other:int=1", "--dry-run", "--format", "json")
+    assert json.loads(data.stdout)["not_declared"] == []
