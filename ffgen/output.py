@@ -178,7 +178,7 @@ def print_diff(console: Console, diff: str) -> None:
     console.print(text, soft_wrap=True, end="")
 
 
-def show_conflicts(console: Console, conflicts) -> None:
+def show_conflicts(console: Console, conflicts, theirs: str = "today's templates") -> None:
     """Each conflicting hunk in the layout ``--conflict inline`` writes, under the file and lines
     of each side. ``conflicts``: ``update``'s ``FileConflict`` values (path, conflict)."""
     from rich.text import Text
@@ -186,10 +186,10 @@ def show_conflicts(console: Console, conflicts) -> None:
     for fc in conflicts:
         console.print(Text.assemble(("CONFLICT", "bold red"), f" {fc.path}: ",
                                     fc.conflict.describe()))
-        console.print(_hunk_text(fc.conflict), soft_wrap=True, end="")
+        console.print(_hunk_text(fc.conflict, theirs), soft_wrap=True, end="")
 
 
-def _hunk_text(c):
+def _hunk_text(c, theirs: str):
     """Plain ``Text`` (never parsed as markup: the lines are the user's code)."""
     from rich.text import Text
 
@@ -202,7 +202,7 @@ def _hunk_text(c):
     text.append(_joined(c.base), "dim")
     text.append(f"{SEP_MARK}\n", "bold")
     text.append(_joined(c.theirs), "yellow")
-    text.append(f"{THEIRS_MARK} theirs (today's templates)\n", "bold")
+    text.append(f"{THEIRS_MARK} theirs ({theirs})\n", "bold")
     return text
 
 

@@ -166,22 +166,33 @@ def run_update(
                        from_source=from_source)
 
 
+def _theirs(view: CheckoutView, key: str) -> str:
+    """What ``--from-source`` merges in: the source's code as it is now, through the templates."""
+    from ffgen.store.read import read_record
+
+    record = read_record(view, key)
+    source = record.source.key if record is not None and record.source is not None else "source"
+    return f"{source}'s current code and today's templates"
+
+
 def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: str,
             fmt: str, from_source: bool = False) -> int:
     from ffgen.lifecycle.update import conflicts_json, plan_update
 
-    result = plan_update(CheckoutView(root), key, from_source=from_source)
+    view = CheckoutView(root)
+    result = plan_update(view, key, from_source=from_source)
     conflicts = result.conflicts
     where = ", ".join(dict.fromkeys(c.path for c in conflicts))
+    theirs = _theirs(view, key) if from_source else "today's templates"
     if conflicts and conflict == "refuse":
         if fmt == "json":  # the same shape as a plan that was applied, with written false
             print_plain_json({"algorithm": key, "command": "update", "dry_run": dry_run,
                               "written": False, "files": files_json(result.plan),
                               "conflicts": conflicts_json(conflicts)})
         else:
-            show_conflicts(console, conflicts)
+            show_conflicts(console, conflicts, theirs)
         raise RefusedError(
-            f"{len(conflicts)} conflict(s) between your edits and the new templates in {where}, "
+            f"{len(conflicts)} conflict(s) between your edits and {theirs} in {where}, "
             "nothing written: resolve them by hand or re-run with --conflict inline"
         )
     code = _show_and_apply(
@@ -191,7 +202,7 @@ def _update(console: Console, root: Path, key: str, *, dry_run: bool, conflict: 
     if not conflicts:
         return code
     if fmt == "text":
-        show_conflicts(console, conflicts)
+        show_conflicts(console, conflicts, theirs)
         verb = "would be written" if dry_run else "written"
         console.print(
             f"[bold red]{len(conflicts)} conflict(s)[/bold red] {verb} as markers in "

@@ -534,3 +534,17 @@ def test_like_with_a_model_type_the_source_has_no_example_for_starts_from_the_ch
     assert example["model"]["model_type"] == "flux2"
     assert example["train"]["trainer_type"] == "my-nft"
     assert verify_errors(root) == []
+
+
+def test_a_from_source_conflict_names_the_source_as_theirs(runner, sandbox):
+    """The other side of a --from-source merge is the source's code, not only the templates:
+    the shown hunk and the refusal say so."""
+    assert like(runner, sandbox, "my-sft", "--like", "sft").exit_code == 0
+    source, copy = sandbox / f"{TRAINERS}/offline/sft.py", sandbox / f"{TRAINERS}/offline/my_sft.py"
+    mean = "loss = torch.stack(per_timestep, dim=0).mean()"
+    source.write_text(source.read_text().replace(mean, mean + "  # the source's change"))
+    copy.write_text(copy.read_text().replace(mean, mean + "  # mine"))
+    result = ffgen(runner, "update", "my-sft", "--checkout", str(sandbox), "--from-source")
+    assert result.exit_code == 1
+    assert ">>>>>>> theirs (sft's current code and today's templates)" in result.stdout
+    assert "between your edits and sft's current code and today's templates" in result.stderr
