@@ -213,11 +213,20 @@ def compare_verdict(a, b) -> str | None:
     message = (f"{len(differ)} figures differ between {a.plan.key} and {b.plan.key}, first "
                f"{r['figure']} at step {r['step']} ({_fmt(r['a'])} vs {_fmt(r['b'])})")
     settings = setting_differences(a, b)
-    if settings:
-        names = ", ".join(d["key"] for d in settings[:3]) + (", ..." if len(settings) > 3 else "")
-        message += (f"; their examples also differ in {len(settings)} setting(s) ({names}): "
-                    "give both the same settings to compare the objectives alone")
+    shared = [d for d in settings if "only_in" not in d]
+    own = [d for d in settings if "only_in" in d]
+    if shared:
+        message += (f"; their examples also differ in {len(shared)} setting(s) "
+                    f"({_names(shared)}): give both the same settings to compare the objectives "
+                    "alone")
+    if own:
+        message += (f"; {len(own)} setting(s) only one of them has ({_names(own)}): set it to "
+                    "the value that turns it off (a weight of 0) to compare the rest")
     return message
+
+
+def _names(rows: list[dict]) -> str:
+    return ", ".join(d["key"] for d in rows[:3]) + (", ..." if len(rows) > 3 else "")
 
 
 def _run_json(run) -> dict:

@@ -37,7 +37,9 @@ def test_different_figures_name_the_settings_the_examples_differ_in():
     ]  # trainer_type and the run's name are the algorithms' own, not settings
     verdict = report.compare_verdict(a, b)
     assert verdict.startswith("1 figures differ between mine and grpo, first loss at step 1")
-    assert "differ in 3 setting(s) (train.clip_range, train.kl_beta, train.kl_type)" in verdict
+    assert ("differ in 2 setting(s) (train.clip_range, train.kl_beta): give both the same "
+            "settings") in verdict
+    assert "1 setting(s) only one of them has (train.kl_type): set it to the value" in verdict
     assert report.as_json([a, b])["compare"]["settings_differ"][1]["key"] == "train.kl_beta"
 
 
