@@ -372,8 +372,9 @@ def _ask_until_valid(question: Question, default, ask, say) -> tuple[object, str
             text, how = str(shown), DEFAULTED
         try:
             value = question.parse(text)
-        except UsageError as exc:
-            say(f"[red]{_escape(exc.message)}[/red]")  # it quotes the reply
+        except UsageError as exc:  # it quotes the reply; named by the question, not a flag
+            message = re.sub(r"^--[a-z-]+:? ", f"{question.prop}: ", exc.message)
+            say(f"[red]{_escape(message)}[/red]")
             continue
         if question.choices and question.prop == "model_type" and value not in question.choices:
             say(f"[red]choose one of {_escape(', '.join(question.choices))}[/red]")

@@ -73,7 +73,9 @@ def test_interview_asks_only_open_questions_and_revalidates():
         "ownership",
         "finetune_type",
     ]  # model_type too: the checkout has one, so there is nothing to ask
-    assert any("not valid" in s for s in said)
+    # the reply was typed at a prompt: the question is named, not a flag the user never typed
+    assert any("feedback: 'bogus' is not valid; choose" in s for s in said), said
+    assert not any("--feedback" in s for s in said)
     assert any("skipping model_type = toy" in s for s in said)
     assert any("dynamics = sde" in s for s in said)
     assert a.paradigm is Paradigm.COUPLED
@@ -92,4 +94,4 @@ def test_roles_are_asked_for_multi_role_and_validated_as_typed():
                     finetune_type=interview.QUESTIONS["finetune_type"].parse("lora"))
     a = interview.interview(start, ("toy",), ask, said.append)
     assert a.ownership is Ownership.MULTI_ROLE and a.roles == ("gen", "critic")
-    assert sum("--roles" in s for s in said) == 2  # two invalid replies, each explained
+    assert sum("roles: " in s and "--roles" not in s for s in said) == 2  # each explained
