@@ -43,7 +43,8 @@ def next_steps(root: Path, plan: Plan, category: str) -> NextSteps:
     where = _shown(root)
     tests = f"{layout.test_path(module)} {layout.args_test_path(module)}"
     return NextSteps(
-        edit=f"{trainer}: {_edit_where(text, plan)}",
+        # openable from here, as the other two lines are runnable from here
+        edit=f"{trainer if where == '.' else f'{where}/{trainer}'}: {_edit_where(text, plan)}",
         test=f"cd {where} && PYTHONPATH=src python -m pytest {tests}",
         smoke=f"ffgen smoke {plan.key} --checkout {where}",
     )

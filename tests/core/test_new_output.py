@@ -61,7 +61,7 @@ def test_a_successful_new_ends_with_where_to_edit_how_to_test_and_how_to_smoke_t
     assert result.exit_code == 0, result.output
     where = "checkout"  # as typed from here
     assert result.output.splitlines()[-3:] == [
-        f"edit:  {TRAINER}: between the `# --- objective: edit here ---` and "
+        f"edit:  {where}/{TRAINER}: between the `# --- objective: edit here ---` and "
         "`# --- objective: end ---` markers (_objective_loss(), _arm_velocity())",
         f"test:  cd {where} && PYTHONPATH=src python -m pytest {TESTS}",
         f"smoke: ffgen smoke {KEY} --checkout {where}",
@@ -74,7 +74,7 @@ def test_json_of_a_successful_new_carries_the_three_lines(runner, sandbox):
     result = new(runner, sandbox, KEY, *DPO, "--format", "json")
     steps = json.loads(result.stdout)["next"]
     assert set(steps) == {"edit", "test", "smoke"}
-    assert steps["edit"].startswith(f"{TRAINER}: between the `# --- objective: edit here ---`")
+    assert steps["edit"].startswith(f"{sandbox}/{TRAINER}: between the `# --- objective: edit")
     assert steps["test"].endswith(f"PYTHONPATH=src python -m pytest {TESTS}")
     assert steps["smoke"].startswith(f"ffgen smoke {KEY} --checkout ")
 
@@ -83,5 +83,5 @@ def test_a_like_copy_of_hand_written_code_names_its_objective_hook(runner, sandb
     result = ffgen(runner, "new", "my-sft", "--like", "sft", "--checkout", str(sandbox), "--yes")
     assert result.exit_code == 0, result.output
     edit = result.output.splitlines()[-3]
-    assert edit.startswith("edit:  src/flow_factory/trainers/offline/my_sft.py: ")
+    assert edit.startswith(f"edit:  {sandbox}/src/flow_factory/trainers/offline/my_sft.py: ")
     assert "copied from sft's SFTTrainer" in edit or "objective: edit here" in edit
