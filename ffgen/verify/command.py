@@ -147,7 +147,7 @@ def explain_rule(rule_id: str, fmt: str = "text") -> int:
         return list_rules(fmt)
     rule = BY_ID.get(rule_id.strip().upper())
     if rule is None:
-        return _fail(f"unknown rule {rule_id!r}; known: {', '.join(BY_ID)} (or all)")
+        return _fail(f"unknown rule {rule_id!r}; known: {', '.join(sorted(BY_ID))} (or all)")
     sanctioned = SANCTIONED_EXTENSIONS if rule.id == "FF305" else {}
     if fmt == "json":
         print(json.dumps({

@@ -67,7 +67,10 @@ def test_explain_every_rule(rule, capsys):
 
 def test_explain_unknown(capsys):
     assert verify_cmd(None, None, "text", "FF999") == 2
-    assert "unknown rule" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown rule" in err
+    known = err.split("known: ")[1].split(" (or all)")[0].split(", ")
+    assert known == sorted(known) and "FF604" in known  # in order, to find one by eye
 
 
 def test_not_a_checkout_exit_2(tmp_path, capsys):
