@@ -237,10 +237,16 @@ def check_inheritance(facts: Facts) -> Iterator[Finding]:
         parent = next((p for p in parents if _within(facts, p, ancestors)), None)
         if parent is None:
             listed = ", ".join(f"{c} from {p}" for c, p in declared.items())
+            gone = [p for p in parents if facts.algorithm(p) is None]
+            # a sanctioned parent removed from the registries (`remove --force`): say so, or the
+            # line reads as if an extension of it were refused
+            why = (f"; {' and '.join(gone)} {'is' if len(gone) == 1 else 'are'} not registered "
+                   "in this checkout, so nothing can extend "
+                   f"{'it' if len(gone) == 1 else 'them'}" if gone else "")
             yield finding(
                 "FF305", t.path, t.line, alg.key,
                 f"{t.name} inherits trainer {ancestors[0].name}; only strict extensions of "
-                f"{' and '.join(parents)} are sanctioned ({listed})",
+                f"{' and '.join(parents)} are sanctioned ({listed}){why}",
             )
             continue
         parent_cls = facts.algorithm(parent).trainer_cls

@@ -150,3 +150,12 @@ def test_forced_removal_never_takes_what_another_algorithm_builds_on(
     verify = ffgen(runner, "verify", "--checkout", str(root), "--format", "json")
     broken = [f for f in json_out(verify)["findings"] if f["rule_id"].startswith("FF1")]
     assert broken == []  # no import, re-export or registry entry left dangling
+
+
+def test_verify_after_forcing_out_a_parent_says_the_parent_is_gone(runner, sandbox):
+    assert new(runner, sandbox, "grpo-guard2", "--extends", "grpo").exit_code == 0
+    assert remove(runner, sandbox, "grpo", "--force").exit_code == 0
+    verify = ffgen(runner, "verify", "--checkout", str(sandbox), "--format", "json")
+    ff305 = [f for f in json_out(verify)["findings"] if f["rule_id"] == "FF305"]
+    message = ff305[0]["message"] if ff305 else ""
+    assert "; grpo and tdm are not registered in this checkout" in message  # (no tdm here)
