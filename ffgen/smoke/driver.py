@@ -203,9 +203,8 @@ def _load_trainer(config_path: str) -> Any:
 
     args = Arguments.load_from_yaml(config_path)
     trainer = load_trainer(args)
-    emit("settings", **{section: _plain(getattr(args, attr)) for section, attr
-                        in SETTING_GROUPS.items() if dataclasses.is_dataclass(getattr(args, attr,
-                                                                                      None))})
+    groups = {section: getattr(args, attr, None) for section, attr in SETTING_GROUPS.items()}
+    emit("settings", **{s: _plain(g) for s, g in groups.items() if dataclasses.is_dataclass(g)})
     return trainer
 
 
