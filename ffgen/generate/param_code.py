@@ -272,24 +272,35 @@ def help_rows(params: ParamSet | None) -> tuple[str, ...]:
 def check_params(view: CheckoutView, ctx) -> None:
     """Refuse a param whose name the generated arguments class (``ctx``'s render) or the
     checkout's base class (with its bases) already defines."""
-    if not ctx.params:
-        return
-    from ffgen.generate import render  # here: only a render needs Jinja
+    clash = param_clash(view, ctx)
+    if clash is not None:
+        raise UsageError(f"--param {clash[0]!r}: {clash[1]}; choose another name")
 
-    own = _class_members(ast.parse(render.render(render.ARGS_TEMPLATE, ctx)), ctx.args_class)
+
+def param_clash(view: CheckoutView, ctx) -> tuple[str, str] | None:
+    """The first param whose name the arguments class would also get from its template or its
+    base, and why (None: none). ``update`` asks too: a template may add a field a recorded
+    param already named."""
+    if not ctx.params:
+        return None
+    own = rendered_members(ctx)
     base = base_class(ctx.acquisition)
     inherited = _inherited_members(view, base)
     for p in ctx.params:
         if own.count(p.name) > 1:
-            raise UsageError(
-                f"--param {p.name!r}: {ctx.args_class} already has a field {p.name!r} of its "
-                "own (the algorithm's); choose another name"
-            )
+            return p.name, (f"{ctx.args_class} already has a field {p.name!r} of its own (the "
+                            "algorithm's)")
         if p.name in inherited:
-            raise UsageError(
-                f"--param {p.name!r}: {inherited[p.name]} already defines {p.name!r} and the "
-                "arguments class inherits it; choose another name"
-            )
+            return p.name, (f"{inherited[p.name]} already defines {p.name!r} and the arguments "
+                            "class inherits it")
+    return None
+
+
+def rendered_members(ctx) -> list[str]:
+    """The members of the arguments class as ``ctx`` renders it (its params included)."""
+    from ffgen.generate import render  # here: only a render needs Jinja
+
+    return _class_members(ast.parse(render.render(render.ARGS_TEMPLATE, ctx)), ctx.args_class)
 
 
 def _class_members(tree: ast.Module, name: str) -> list[str]:

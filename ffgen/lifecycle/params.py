@@ -28,7 +28,7 @@ from ffgen.edits.args_param import add_param, remove_param
 from ffgen.edits.base import EditFailure
 from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, remove_train_key
 from ffgen.errors import RefusedError, UsageError
-from ffgen.generate.param_code import ParamView, check_params, param_view
+from ffgen.generate.param_code import ParamView, check_params, param_view, rendered_members
 from ffgen.generate.plan import FileChange, Plan, Status, docs_markers, docs_section
 from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
@@ -138,7 +138,10 @@ def plan_param(
     result = plan_update(Overlay(base=view, changes=overlay), key, prepared)
     changes = tuple(_against_disk(view, c) if c.path in overlay else c for c in result.plan.changes)
     plan = Plan(key, changes)
-    reads = still_read(view, record, plan, [e.view.name for e in edits if not e.adding])
+    # a removed param the template now declares itself stays a field: reading it is fine
+    declared = set(rendered_members(after.ctx))
+    gone = [e.view.name for e in edits if not e.adding and e.view.name not in declared]
+    reads = still_read(view, record, plan, gone)
     if reads and not force:
         raise RefusedError(
             f"{'; '.join(r.describe() for r in reads)}; nothing was written: take those reads "

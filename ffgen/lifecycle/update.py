@@ -89,6 +89,7 @@ def plan_update(
         record = with_current_source(view, record)
     _refuse_broken(view, record)
     replayed = replay(view, record, read_facts(view).model_types)
+    _refuse_param_clash(view, key, replayed.ctx)
     rendered = render_all(replayed.ctx, replayed.manifest)
     changes, conflicts = _merge_files(view, record, rendered.files)
     changes += _dropped_files(view, record, rendered.files)
@@ -119,6 +120,21 @@ def plan_update(
     changes = [replace(c, validate=False) if c.path in with_markers else c for c in changes]
     _validate_merges(changes)
     return UpdatePlan(Plan(key, tuple(changes)), tuple(conflicts))
+
+
+def _refuse_param_clash(view: CheckoutView, key: str, ctx) -> None:
+    """A recorded param that today's templates (or the checkout's base) now declare as well
+    would be written twice into the arguments class: the param has to go first."""
+    from ffgen.generate.param_code import param_clash
+
+    clash = param_clash(view, ctx)
+    if clash is not None:
+        name, why = clash
+        raise RefusedError(
+            f"{key}'s param {name} clashes with today's templates ({why}); nothing was written: "
+            f"run `ffgen param remove {key} {name}` (the field stays, now the template's), then "
+            f"`ffgen update {key}`"
+        )
 
 
 def _merge_files(

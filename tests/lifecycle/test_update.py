@@ -144,3 +144,23 @@ def test_imports_the_objective_brings_survive_an_update_next_to_the_generated_on
         USER_LINE, f"        policy_loss = math.sqrt(0.25) * {SURROGATE}")
     compile(text, TRAINER, "exec")
     assert ffgen(runner, "check", "--checkout", str(root)).exit_code == 0
+
+
+def test_a_recorded_param_the_templates_now_declare_is_refused_naming_the_way_out(
+    runner, sandbox
+):
+    """An older ffgen let `--param kl_type` through; today's GRPO template declares kl_type
+    itself. Re-rendering would write the field twice (Python keeps the last, silently): update
+    refuses and says how to hand the field over to the template."""
+    assert new(runner, sandbox, "my-grpo", *CASES["grpo"], "--param",
+               "margin:float=0.1:>=0").exit_code == 0
+    answers = sandbox / ".ffgen/answers/my-grpo.yml"
+    answers.write_text(answers.read_text().replace(
+        "params: margin:float=0.1:>=0", "params: kl_type:str=v-based:v-based|x-based"))
+    before = snapshot(sandbox)
+    result = ffgen(runner, "update", "my-grpo", "--checkout", str(sandbox))
+    assert result.exit_code == 1
+    assert ("my-grpo's param kl_type clashes with today's templates (MyGRPOTrainingArguments "
+            "already has a field 'kl_type'") in result.output
+    assert "run `ffgen param remove my-grpo kl_type`" in result.output
+    assert snapshot(sandbox) == before
