@@ -84,8 +84,8 @@ def run_param(
         if planned.absent and fmt == "text":
             console.print(
                 f"[yellow]note:[/yellow] {escape(', '.join(planned.absent))} is no longer a field "
-                "of the arguments class (renamed or removed by hand?): the record, tests and "
-                "docs dropped it, the class was left as it is", highlight=False)
+                "of the arguments class (renamed or removed by hand?): the class is left as it "
+                "is; the record, example, tests and docs drop the param", highlight=False)
         if planned.reads and fmt == "text":
             console.print(
                 f"[yellow]--force: left reading a removed param:[/yellow] "

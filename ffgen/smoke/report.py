@@ -151,7 +151,8 @@ def setting_differences(a, b) -> list[dict]:
     in, ``0.2`` and ``[-0.2, 0.2]`` one clip range), else as the configs (after the smoke
     overrides) spell them."""
     parsed = getattr(a, "settings", None), getattr(b, "settings", None)
-    if parsed[0] is not None and parsed[1] is not None:
+    both_parsed = parsed[0] is not None and parsed[1] is not None
+    if both_parsed:
         fa, fb = _settings(parsed[0]), _settings(parsed[1])
     else:
         fa, fb = _settings(a.plan.config), _settings(b.plan.config)
@@ -160,7 +161,9 @@ def setting_differences(a, b) -> list[dict]:
         if k in NAMING or (k in fa and k in fb and fa[k] == fb[k]):
             continue
         row = {"key": k, "a": fa.get(k), "b": fb.get(k)}
-        if k not in fa or k not in fb:  # one algorithm has no such setting (not a None value)
+        # parsed, a key one side lacks is a setting its class does not have; in the YAML it
+        # may only be left to its default
+        if both_parsed and (k not in fa or k not in fb):
             row["only_in"] = "a" if k in fa else "b"
         out.append(row)
     return out
@@ -220,8 +223,8 @@ def compare_verdict(a, b) -> str | None:
                     f"({_names(shared)}): give both the same settings to compare the objectives "
                     "alone")
     if own:
-        message += (f"; {len(own)} setting(s) only one of them has ({_names(own)}): set it to "
-                    "the value that turns it off (a weight of 0) to compare the rest")
+        message += (f"; {len(own)} setting(s) only one of them has ({_names(own)}): where "
+                    "it has a neutral value (a weight of 0), set it to that to compare the rest")
     return message
 
 

@@ -237,7 +237,9 @@ def check_inheritance(facts: Facts) -> Iterator[Finding]:
         parent = next((p for p in parents if _within(facts, p, ancestors)), None)
         if parent is None:
             listed = ", ".join(f"{c} from {p}" for c, p in declared.items())
-            gone = [p for p in parents if facts.algorithm(p) is None]
+            gone = [p for p in parents if facts.algorithm(p) is None
+                    and any(c.module.rpartition(".")[2] == p.replace("-", "_")
+                            for c in ancestors)]  # the parent's own module, by its key
             # a sanctioned parent removed from the registries (`remove --force`): say so, or the
             # line reads as if an extension of it were refused
             why = (f"; {' and '.join(gone)} {'is' if len(gone) == 1 else 'are'} not registered "

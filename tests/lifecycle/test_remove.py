@@ -158,4 +158,17 @@ def test_verify_after_forcing_out_a_parent_says_the_parent_is_gone(runner, sandb
     verify = ffgen(runner, "verify", "--checkout", str(sandbox), "--format", "json")
     ff305 = [f for f in json_out(verify)["findings"] if f["rule_id"] == "FF305"]
     message = ff305[0]["message"] if ff305 else ""
-    assert "; grpo and tdm are not registered in this checkout" in message  # (no tdm here)
+    assert message.endswith("; grpo is not registered in this checkout, so nothing can extend it")
+
+
+def test_ff305_names_no_missing_parent_the_trainer_does_not_descend_from(runner, sandbox):
+    """The sandbox has no tdm: a trainer that inherits another algorithm's trainer is refused
+    without any word about tdm, which it never extended."""
+    assert new(runner, sandbox, "ext-grpo", "--extends", "grpo").exit_code == 0
+    path = sandbox / "src/flow_factory/trainers/rl/ext_grpo.py"
+    text = path.read_text().replace("from .grpo import GRPOTrainer",
+                                    "from ..offline.sft import SFTTrainer")
+    path.write_text(text.replace("(GRPOTrainer):", "(SFTTrainer):"))
+    verify = ffgen(runner, "verify", "--checkout", str(sandbox), "--format", "json")
+    ff305 = [f for f in json_out(verify)["findings"] if f["rule_id"] == "FF305"]
+    assert ff305 and "not registered" not in ff305[0]["message"]

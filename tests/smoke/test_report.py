@@ -33,13 +33,12 @@ def test_different_figures_name_the_settings_the_examples_differ_in():
     assert report.setting_differences(a, b) == [
         {"key": "train.clip_range", "a": [-0.2, 0.2], "b": 0.2},
         {"key": "train.kl_beta", "a": 0.0, "b": 0.01},
-        {"key": "train.kl_type", "a": None, "b": "v-based", "only_in": "b"},
+        {"key": "train.kl_type", "a": None, "b": "v-based"},
     ]  # trainer_type and the run's name are the algorithms' own, not settings
     verdict = report.compare_verdict(a, b)
     assert verdict.startswith("1 figures differ between mine and grpo, first loss at step 1")
-    assert ("differ in 2 setting(s) (train.clip_range, train.kl_beta): give both the same "
-            "settings") in verdict
-    assert "1 setting(s) only one of them has (train.kl_type): set it to the value" in verdict
+    assert ("differ in 3 setting(s) (train.clip_range, train.kl_beta, train.kl_type): give "
+            "both the same settings") in verdict
     assert report.as_json([a, b])["compare"]["settings_differ"][1]["key"] == "train.kl_beta"
 
 
@@ -66,6 +65,14 @@ def test_settings_as_the_checkout_parsed_them_win_over_the_yaml_spelling():
 
 def test_a_setting_only_one_algorithm_has_is_named_as_such(capsys):
     a = run("mine", {}, [1.0])
-    b = run("grpo", {"kl_type": "v-based"}, [1.0])
+    b = run("grpo", {"kl_type": "v-based"}, [2.0])
+    a.settings, b.settings = {"train": {}}, {"train": {"kl_type": "v-based"}}
     report.print_compare(a, b)
     assert "train.kl_type: (not a setting of mine) vs v-based\n" in capsys.readouterr().out
+    assert ("1 setting(s) only one of them has (train.kl_type): where it has a neutral value"
+            in report.compare_verdict(a, b))
+    assert "give both the same settings" not in report.compare_verdict(a, b)
+    # from the YAML alone (a run that failed early) an absent key may be a default: no claim
+    a.settings = None
+    assert report.setting_differences(a, b) == [{"key": "train.kl_type", "a": None,
+                                                 "b": "v-based"}]
