@@ -96,7 +96,7 @@ def run_remove(
         console.print(
             f"[yellow]--force: {key} is still used ({len(refs)} reference(s)):[/yellow] "
             f"{escape('; '.join(refs[:5]))}{f'; and {len(refs) - 5} more' if len(refs) > 5 else ''}"
-            " (they fail once it is gone; `ffgen verify` and `ffgen check` report them)",
+            " (what breaks without it, `ffgen verify` and `ffgen check` report)",
             highlight=False)
     for copy in copies:
         print(f"note: {copy} was copied from {key} (--like); the copy stays and is yours now: "
