@@ -87,9 +87,7 @@ def plan_update(
         from ffgen.generate.like.provenance import with_current_source
 
         record = with_current_source(view, record)
-    _refuse_broken(view, record)
-    replayed = replay(view, record, read_facts(view).model_types)
-    _refuse_param_clash(view, key, replayed.ctx)
+    replayed = _replayable(view, key, record)
     rendered = render_all(replayed.ctx, replayed.manifest)
     changes, conflicts = _merge_files(view, record, rendered.files)
     changes += _dropped_files(view, record, rendered.files)
@@ -122,12 +120,15 @@ def plan_update(
     return UpdatePlan(Plan(key, tuple(changes)), tuple(conflicts))
 
 
-def _refuse_param_clash(view: CheckoutView, key: str, ctx) -> None:
-    """A recorded param that today's templates (or the checkout's base) now declare as well
-    would be written twice into the arguments class: the param has to go first."""
+def _replayable(view: CheckoutView, key: str, record: Record):
+    """The record replayed with today's templates, once nothing is in the way: no broken file,
+    and no recorded param that the templates (or the checkout's base) now declare as well,
+    which would be written twice into the arguments class."""
     from ffgen.generate.param_code import param_clash
 
-    clash = param_clash(view, ctx)
+    _refuse_broken(view, record)
+    replayed = replay(view, record, read_facts(view).model_types)
+    clash = param_clash(view, replayed.ctx)
     if clash is not None:
         name, why = clash
         raise RefusedError(
@@ -135,6 +136,7 @@ def _refuse_param_clash(view: CheckoutView, key: str, ctx) -> None:
             f"run `ffgen param remove {key} {name}` (the field stays, now the template's), then "
             f"`ffgen update {key}`"
         )
+    return replayed
 
 
 def _merge_files(
