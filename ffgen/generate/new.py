@@ -25,13 +25,7 @@ from ffgen.classify.rules import classify
 from ffgen.errors import UsageError
 from ffgen.generate.context import build_context
 from ffgen.generate.param_code import check_params
-from ffgen.generate.plan import (
-    Plan,
-    build_plan,
-    check_plan_verifies,
-    docs_markers,
-    docs_section,
-)
+from ffgen.generate.plan import Plan, build_plan, check_plan_verifies, docs_inner
 from ffgen.output import escape, files_json, show_changes
 
 if TYPE_CHECKING:
@@ -148,12 +142,10 @@ def _edited(record, change) -> bool:
     docs = record.docs
     if docs is None or change.path != docs.path or change.old is None:
         return False
-    span = docs_section(change.old, record.key, change.path)
-    if span is None:
+    inner = docs_inner(change.old, record.key, change.path)
+    if inner is None:
         return False
-    begin, end = docs_markers(record.key)
-    inner = change.old[span[0] + len(begin) + 1 : change.old.rindex(end, *span)]
-    return inner != docs.section.strip() + "\n"
+    return change.old[inner[0] : inner[1]] != docs.section.strip() + "\n"
 
 
 def _answers_note(record, plan: Plan) -> str:

@@ -108,6 +108,17 @@ def docs_section(text: str, key: str, path: str) -> tuple[int, int] | None:
     raise RefusedError(f"{path}:{line}: {problem}")
 
 
+def docs_inner(text: str, key: str, path: str) -> tuple[int, int] | None:
+    """Where the text inside the algorithm's markers is: from the line after the begin marker
+    to the end marker. None without a section; refused as :func:`docs_section` refuses."""
+    span = docs_section(text, key, path)
+    if span is None:
+        return None
+    begin, end = docs_markers(key)
+    start = span[0] + len(begin) + 1
+    return start, text.index(end, start)
+
+
 def marker_problem(text: str, key: str, begins: list[int] | None = None,
                    ends: list[int] | None = None) -> tuple[int, str] | None:
     """The line of a missing, doubled or misplaced docs marker of ``key``, and what to do."""

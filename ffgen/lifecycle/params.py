@@ -29,7 +29,7 @@ from ffgen.edits.base import EditFailure
 from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, remove_train_key
 from ffgen.errors import RefusedError, UsageError
 from ffgen.generate.param_code import ParamView, check_params, param_view, rendered_members
-from ffgen.generate.plan import FileChange, Plan, Status, docs_markers, docs_section
+from ffgen.generate.plan import FileChange, Plan, Status, docs_inner
 from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
 from ffgen.output import escape
@@ -289,11 +289,10 @@ def _edit_docs(section: str, edits: list[ParamEdit], path: str) -> str:
 def _edit_docs_file(text: str, key: str, edits: list[ParamEdit], path: str) -> str | None:
     """The guidance file with the algorithm's marked section edited (None: no section there,
     ``update`` adds it back the way ``new`` does)."""
-    begin, end = docs_markers(key)
-    if docs_section(text, key, path) is None:
+    inner = docs_inner(text, key, path)
+    if inner is None:
         return None
-    start = text.index(begin) + len(begin) + 1
-    stop = text.index(end, start)
+    start, stop = inner
     return text[:start] + _edit_docs(text[start:stop], edits, path) + text[stop:]
 
 

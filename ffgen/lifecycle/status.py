@@ -13,7 +13,7 @@ from ffgen.checkout import layout
 from ffgen.checkout.view import CheckoutView
 from ffgen.generate.like.provenance import source_changes
 from ffgen.generate.manifest import registry_edits
-from ffgen.generate.plan import docs_markers, docs_section, render_all
+from ffgen.generate.plan import docs_inner, render_all
 from ffgen.lifecycle.health import Broken, broken_files
 from ffgen.lifecycle.replay import replay
 from ffgen.store.records import Record, sha256
@@ -189,11 +189,8 @@ def _docs_state(view: CheckoutView, record: Record) -> FileState | None:
 def docs_section_text(view: CheckoutView, key: str, path: str) -> str | None:
     """The text between ``key``'s docs markers in ``path`` (None: no such section)."""
     text = view.read(path)
-    if text is None or docs_section(text, key, path) is None:
-        return None
-    begin, end = docs_markers(key)
-    start = text.index(begin) + len(begin) + 1
-    return text[start : text.index(end, start)]
+    inner = None if text is None else docs_inner(text, key, path)
+    return None if inner is None else text[inner[0] : inner[1]]
 
 
 def missing_entries(view: CheckoutView, record: Record, replayed) -> tuple[str, ...]:
