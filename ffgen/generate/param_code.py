@@ -300,10 +300,11 @@ def rendered_members(ctx) -> list[str]:
     """The members of the arguments class as ``ctx`` renders it (its params included)."""
     from ffgen.generate import render  # here: only a render needs Jinja
 
-    return _class_members(ast.parse(render.render(render.ARGS_TEMPLATE, ctx)), ctx.args_class)
+    return class_members(ast.parse(render.render(render.ARGS_TEMPLATE, ctx)), ctx.args_class)
 
 
-def _class_members(tree: ast.Module, name: str) -> list[str]:
+def class_members(tree: ast.Module, name: str) -> list[str]:
+    """The names class ``name`` of ``tree`` binds in its body (fields, attributes, methods)."""
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             return _members(node)

@@ -80,7 +80,7 @@ def run_remove(
     console: Console | None = None,
     keep_edited: bool = False,
 ) -> int:
-    from ffgen.lifecycle.remove import plan_remove
+    from ffgen.lifecycle.remove import plan_remove, uses_text
 
     _check_format(fmt, TEXT_JSON)
     console = console or _console()
@@ -95,9 +95,8 @@ def run_remove(
         refs = removal.still_used
         console.print(
             f"[yellow]--force: {key} is still used ({len(refs)} reference(s)):[/yellow] "
-            f"{escape('; '.join(refs[:5]))}{f'; and {len(refs) - 5} more' if len(refs) > 5 else ''}"
-            " (what breaks without it, `ffgen verify` and `ffgen check` report)",
-            highlight=False)
+            f"{escape(uses_text(refs, 5))} (what breaks without it, `ffgen verify` and "
+            "`ffgen check` report)", highlight=False)
     for copy in copies:
         print(f"note: {copy} was copied from {key} (--like); the copy stays and is yours now: "
               "`ffgen check` no longer compares it with its source", file=sys.stderr)

@@ -28,7 +28,13 @@ from ffgen.edits.args_param import add_param, remove_param
 from ffgen.edits.base import EditFailure
 from ffgen.edits.param_lines import add_doc_row, add_train_key, remove_doc_row, remove_train_key
 from ffgen.errors import RefusedError, UsageError
-from ffgen.generate.param_code import ParamView, check_params, param_view, rendered_members
+from ffgen.generate.param_code import (
+    ParamView,
+    check_params,
+    class_members,
+    param_view,
+    rendered_members,
+)
 from ffgen.generate.plan import FileChange, Plan, Status, docs_inner
 from ffgen.lifecycle.replay import Replayed, replay
 from ffgen.lifecycle.update import UpdatePlan, plan_update
@@ -163,11 +169,7 @@ def _declares(view: CheckoutView, path: str, class_name: str, name: str) -> bool
         tree = ast.parse(text) if text is not None else None
     except SyntaxError:
         tree = None
-    if tree is None:
-        return True
-    return any(isinstance(node, ast.ClassDef) and node.name == class_name and any(
-        isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == name
-        for s in node.body) for node in tree.body)
+    return tree is None or name in class_members(tree, class_name)
 
 
 def _names(ctx) -> set[str]:

@@ -96,10 +96,15 @@ def _refuse_uses(view: CheckoutView, target: Target) -> None:
     refs = references(view, target)
     if refs:
         raise RefusedError(
-            f"{target.key} is still used ({len(refs)} reference(s)): {'; '.join(refs[:3])}"
-            f"{f'; and {len(refs) - 3} more' if len(refs) > 3 else ''}; remove those uses "
-            "first, or pass --force"
+            f"{target.key} is still used ({len(refs)} reference(s)): {uses_text(refs, 3)}; "
+            "remove those uses first, or pass --force"
         )
+
+
+def uses_text(refs: list[str] | tuple[str, ...], shown: int) -> str:
+    """The first ``shown`` uses, then how many more."""
+    more = f"; and {len(refs) - shown} more" if len(refs) > shown else ""
+    return "; ".join(refs[:shown]) + more
 
 
 def edited_paths(view: CheckoutView, target: Target) -> list[str]:
